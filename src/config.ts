@@ -1,0 +1,177 @@
+// The one place that reads the environment: every variable of API.md §10, validated into a typed Config.
+import path from 'node:path';
+import { parseAmount } from './money.ts';
+import { isKnownTimeZone, parseDuration } from './time.ts';
+
+export type Mode = 'sandbox' | 'live';
+export type Role = 'api' | 'worker' | 'all';
+
+export type DatabaseTarget =
+  | { kind: 'postgres'; url: string }
+  | { kind: 'pglite'; dataDir: string }
+  | { kind: 'pglite-memory' };
+
+export interface RateLimitConfig {
+  /** Tokens added per second. */
+  ratePerSecond: number;
+  /** Bucket capacity. */
+  burst: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseTarget;
+  mode: Mode;
+  publicBaseUrl: string;
+  /** Bearer token of the operator API; null disables `/admin/v1` (404). */
+  adminToken: string | null;
+  serviceTimeZone: string;
+  onboardingIntentTtlMs: number;
+  onboardingActivationFeeCentavos: number;
+  webhookRetryScheduleMs: number[];
+  webhookTimeoutMs: number;
+  /** PENDING→IN_TRANSIT and IN_TRANSIT→COMPLETED delays; null: only the advance helper moves transfers. */
+  sandboxSettlementMs: [number, number] | null;
+  /** null: rate limiting off (benchmarks). */
+  rateLimit: RateLimitConfig | null;
+  role: Role;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+/** A wrong value: `message` is one line naming the variable and what it accepts. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the environment; throws ConfigError listing every wrong variable, one line each. */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const problems: string[] = [];
+  const read = <T>(name: string, fallback: string, parse: (text: string) => T | null, allowed: string): T => {
+    const raw = env[name];
+    const text = raw === undefined || raw.trim() === '' ? fallback : raw.trim();
+    const value = parse(text);
+    if (value === null) {
+      problems.push(`${name}=${JSON.stringify(raw)} is not valid: ${allowed}`);
+      return undefined as T;
+    }
+    return value;
+  };
+
+  const port = read('PORT', '3000', (t) => wholeNumber(t, 0, 65535), 'a whole number from 0 to 65535');
+  const host = read('HOST', '127.0.0.1', (t) => t, 'a host name or address');
+  const database = read('DATABASE_URL', '', (t) => databaseTarget(t, env.DATA_DIR, cwd),
+    'postgres://user@host:port/database, postgresql://…, or memory:// (unset: embedded database in DATA_DIR)');
+  const mode = read('MODE', 'sandbox', (t) => oneOf(t, ['sandbox', 'live'] as const), 'sandbox or live');
+  const publicBaseUrl = read('PUBLIC_BASE_URL', `http://localhost:${port ?? 3000}`, baseUrl,
+    'an absolute http(s) URL without query or fragment, e.g. https://pay.example.com');
+  const adminToken = read('ADMIN_TOKEN', '', (t) => (t === '' ? { token: null } : t.length >= 16 ? { token: t } : null),
+    'unset, or a secret of at least 16 characters').token;
+  const serviceTimeZone = read('SERVICE_TIMEZONE', 'America/La_Paz', (t) => (isKnownTimeZone(t) ? t : null),
+    'an IANA time zone such as America/La_Paz');
+  const onboardingIntentTtlMs = read('ONBOARDING_INTENT_TTL', '120m', positiveDuration,
+    'a duration such as 30m, 2h (units ms, s, m, h, d), greater than zero');
+  const onboardingActivationFeeCentavos = read('ONBOARDING_ACTIVATION_FEE', '10.00', (t) => {
+    const parsed = parseAmount(t, { min: 0, max: 10_000_000 });
+    return parsed.ok ? parsed.centavos : null;
+  }, 'an amount in BOB with at most two decimals, from 0 (no fee) to 100000.00');
+  const webhookRetryScheduleMs = read('WEBHOOK_RETRY_SCHEDULE', '5s,30s,2m,10m,30m,1h,3h,6h,12h,24h',
+    (t) => durationList(t, 1, 30), 'a comma-separated list of 1 to 30 durations such as 5s,30s,2m');
+  const webhookTimeoutMs = read('WEBHOOK_TIMEOUT', '10s', (t) => {
+    const ms = positiveDuration(t);
+    return ms !== null && ms <= 60_000 ? ms : null;
+  }, 'a duration from 1ms to 60s, such as 10s');
+  const sandboxSettlementMs = read('SANDBOX_SETTLEMENT', '10s,10s', (t) => {
+    if (t === 'off') return { delays: null };
+    const list = durationList(t, 2, 2);
+    return list ? { delays: list as [number, number] } : null;
+  }, 'two durations such as 10s,10s, or off').delays;
+  const rateLimit = read('RATE_LIMIT', '100/s,200', parseRateLimit,
+    'RATE/s,BURST with whole numbers (e.g. 100/s,200), or off').limit;
+  const role = read('ROLE', 'all', (t) => oneOf(t, ['api', 'worker', 'all'] as const), 'api, worker or all');
+  const logLevel = read('LOG_LEVEL', 'info',
+    (t) => oneOf(t, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    'fatal, error, warn, info, debug, trace or silent');
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port, host, database, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
+    onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs,
+    rateLimit, role, logLevel,
+  };
+}
+
+function wholeNumber(text: string, min: number, max: number): number | null {
+  if (!/^\d+$/.test(text)) return null;
+  const value = Number(text);
+  return value >= min && value <= max ? value : null;
+}
+
+function oneOf<const T extends string>(text: string, values: readonly T[]): T | null {
+  return (values as readonly string[]).includes(text) ? (text as T) : null;
+}
+
+function positiveDuration(text: string): number | null {
+  const ms = parseDuration(text);
+  return ms !== null && ms > 0 ? ms : null;
+}
+
+function durationList(text: string, minCount: number, maxCount: number): number[] | null {
+  const items = text.split(',').map((item) => positiveDuration(item));
+  if (items.length < minCount || items.length > maxCount || items.some((ms) => ms === null)) return null;
+  return items as number[];
+}
+
+function parseRateLimit(text: string): { limit: RateLimitConfig | null } | null {
+  if (text === 'off') return { limit: null };
+  const match = /^(\d{1,6})\/s,(\d{1,6})$/.exec(text);
+  if (!match) return null;
+  const ratePerSecond = Number(match[1]);
+  const burst = Number(match[2]);
+  if (ratePerSecond < 1 || burst < 1) return null;
+  return { limit: { ratePerSecond, burst } };
+}
+
+function baseUrl(text: string): string | null {
+  try {
+    const url = new URL(text);
+    if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash) return null;
+    return url.toString().replace(/\/+$/, '');
+  } catch {
+    return null;
+  }
+}
+
+function databaseTarget(text: string, dataDir: string | undefined, cwd: string): DatabaseTarget | null {
+  if (text === '') return { kind: 'pglite', dataDir: path.resolve(cwd, dataDir?.trim() || './data') };
+  if (text === 'memory://') return { kind: 'pglite-memory' };
+  if (/^postgres(ql)?:\/\/./.test(text)) {
+    try {
+      new URL(text);
+      return { kind: 'postgres', url: text };
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/** The database URL with any password replaced, for logs and messages. */
+export function describeDatabase(target: DatabaseTarget): string {
+  switch (target.kind) {
+    case 'postgres': {
+      const url = new URL(target.url);
+      if (url.password) url.password = '***';
+      return url.toString();
+    }
+    case 'pglite':
+      return `embedded PGlite in ${target.dataDir}`;
+    case 'pglite-memory':
+      return 'in-memory PGlite (nothing is kept)';
+  }
+}

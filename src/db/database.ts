@@ -1,0 +1,99 @@
+// The Database interface every module talks to, with one adapter for PostgreSQL and one for PGlite.
+// Both return the same JS types for the same SQL: int8 → number (throws past 2^53), numeric → string,
+// timestamptz → Date, json/jsonb → parsed value.
+
+export interface QueryResult<Row> {
+  rows: Row[];
+  rowCount: number;
+}
+
+/** Anything a store can run one statement on: a transaction, or the database for a single read. */
+export interface Queryable {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
+}
+
+/** A READ COMMITTED transaction. Stores take it as their first parameter. */
+export interface Transaction extends Queryable {
+  /**
+   * Sends `NOTIFY channel, payload` after this transaction commits (never if it rolls back), through the
+   * database's coalescing notifier (ARCHITECTURE rule 9: NOTIFY inside a money transaction would take
+   * PostgreSQL's commit-time notify lock and serialize every payment).
+   */
+  notifyAfterCommit(channel: string, payload?: string): void;
+}
+
+export type DatabaseKind = 'postgres' | 'pglite';
+
+export interface Database extends Queryable {
+  readonly kind: DatabaseKind;
+  /** Runs `work` in one transaction at READ COMMITTED; commits when it resolves, rolls back when it throws. */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** Runs a multi-statement SQL script (migrations) inside `tx`. */
+  executeScript(tx: Transaction, sql: string): Promise<void>;
+  /** Subscribes to a channel; `onReconnect` runs after a lost listening connection is back (notifications may have been missed). */
+  listen(channel: string, handler: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
+  /** Sends a notification now, coalesced with others pending for the same channel and payload. */
+  notify(channel: string, payload?: string): void;
+  /** Resolves when every notification asked for so far has been sent. */
+  flushNotifications(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL error codes the service reacts to by name. */
+export const SqlState = {
+  UNIQUE_VIOLATION: '23505',
+  CHECK_VIOLATION: '23514',
+  FOREIGN_KEY_VIOLATION: '23503',
+  SERIALIZATION_FAILURE: '40001',
+  DEADLOCK_DETECTED: '40P01',
+  ADMIN_SHUTDOWN: '57P01',
+  CRASH_SHUTDOWN: '57P02',
+  CANNOT_CONNECT_NOW: '57P03',
+} as const;
+
+export interface DatabaseErrorFields {
+  code?: string;
+  constraint?: string;
+}
+
+/** The SQLSTATE and constraint name of a database error, or undefined for anything else. */
+export function databaseErrorOf(error: unknown): DatabaseErrorFields | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
+  return { code, constraint: typeof constraint === 'string' ? constraint : undefined };
+}
+
+/** True when `error` is a violation of the named constraint (PATTERNS.md 5: constraint names are part of the error model). */
+export function isConstraintViolation(error: unknown, constraint: string): boolean {
+  return databaseErrorOf(error)?.constraint === constraint;
+}
+
+const UNREACHABLE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN']);
+
+/** True when the database could not be reached or dropped the connection (answered 503, not 500). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (UNREACHABLE_NETWORK_CODES.has(code)) return true;
+    if (code.startsWith('08')) return true; // connection exception class
+    if (code === SqlState.ADMIN_SHUTDOWN || code === SqlState.CRASH_SHUTDOWN || code === SqlState.CANNOT_CONNECT_NOW) return true;
+  }
+  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect/i.test(message);
+}
+
+export class DatabaseUnavailableError extends Error {
+  constructor(message = 'database unreachable') {
+    super(message);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/** int8 values come back as numbers; one past 2^53 would lose centavos silently, so it throws instead. */
+export function int8ToNumber(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`int8 value ${text} is beyond 2^53`);
+  return value;
+}

@@ -1,0 +1,87 @@
+// Database adapter for the embedded PGlite (PostgreSQL compiled to WASM): one connection in this process,
+// so transactions run one at a time. The default of `npm start`; several processes need PostgreSQL.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { PGlite, types, type Transaction as PGliteTransaction } from '@electric-sql/pglite';
+import type { Database, QueryResult, Transaction } from './database.ts';
+import { int8ToNumber } from './database.ts';
+import { CoalescingNotifier } from './notifier.ts';
+
+export interface PgliteOptions {
+  /** Folder of the database files; undefined keeps everything in memory. */
+  dataDir?: string;
+  onBackgroundError?: (error: unknown, context: string) => void;
+}
+
+/** Thrown instead of the deadlock PGlite would hit (its one connection is held by the open transaction). */
+export class ReentrantQueryError extends Error {
+  constructor() {
+    super('db.query was called inside db.transaction on PGlite: use the transaction handle instead');
+    this.name = 'ReentrantQueryError';
+  }
+}
+
+export async function openPglite(options: PgliteOptions = {}): Promise<Database> {
+  const onBackgroundError = options.onBackgroundError ?? (() => {});
+  const pglite = new PGlite(options.dataDir, {
+    parsers: { [types.INT8]: int8ToNumber },
+  });
+  await pglite.waitReady;
+  const insideTransaction = new AsyncLocalStorage<true>();
+  const pgliteTransactions = new WeakMap<Transaction, PGliteTransaction>();
+
+  const notifier = new CoalescingNotifier(async (batch) => {
+    await pglite.query('select pg_notify(channel, payload) from unnest($1::text[], $2::text[]) as n(channel, payload)', [
+      batch.map((n) => n.channel),
+      batch.map((n) => n.payload),
+    ]);
+  }, (error) => onBackgroundError(error, 'notify'));
+
+  const database: Database = {
+    kind: 'pglite',
+    async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
+      if (insideTransaction.getStore()) throw new ReentrantQueryError();
+      const result = await pglite.query<Row>(sql, params as unknown[] | undefined);
+      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+    },
+    async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+      if (insideTransaction.getStore()) throw new ReentrantQueryError();
+      const afterCommit: Array<{ channel: string; payload: string }> = [];
+      const value = await pglite.transaction((pgliteTx) =>
+        insideTransaction.run(true, () => {
+          const tx: Transaction = {
+            async query<Row>(sql: string, params?: readonly unknown[]) {
+              const result = await pgliteTx.query<Row>(sql, params as unknown[] | undefined);
+              return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+            },
+            notifyAfterCommit(channel, payload = '') {
+              afterCommit.push({ channel, payload });
+            },
+          };
+          pgliteTransactions.set(tx, pgliteTx);
+          return work(tx);
+        }),
+      );
+      for (const n of afterCommit) notifier.notify(n.channel, n.payload);
+      return value;
+    },
+    async executeScript(tx, sql) {
+      // PGlite's `query` takes one statement; its transaction's `exec` runs a whole script.
+      const pgliteTx = pgliteTransactions.get(tx);
+      if (!pgliteTx) throw new Error('executeScript needs a transaction of this database');
+      await pgliteTx.exec(sql);
+    },
+    async listen(channel, handler) {
+      const unlisten = await pglite.listen(channel, handler);
+      return async () => {
+        await unlisten();
+      };
+    },
+    notify: (channel, payload) => notifier.notify(channel, payload),
+    flushNotifications: () => notifier.flush(),
+    async close() {
+      await notifier.flush();
+      await pglite.close();
+    },
+  };
+  return database;
+}
