@@ -1,0 +1,211 @@
+// `mps`: the operator CLI. The same operations as /admin/v1, run directly on the database through the
+// same services, plus `migrate` and the ledger check. Prints JSON on stdout; errors are one line on stderr.
+import { parseArgs } from 'node:util';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import type { AppContext } from '../context.ts';
+import type { Database } from '../db/database.ts';
+import { DataDirInUseError } from '../db/lock-file.ts';
+import { migrate } from '../db/migrate.ts';
+import { openDatabase } from '../db/open.ts';
+import { ApiError } from '../http/errors.ts';
+import { fieldErrorsFromAjv, validatorCompiler } from '../http/validation.ts';
+import * as ledger from '../ledger/service.ts';
+import * as schemas from '../merchants/schemas.ts';
+import * as merchants from '../merchants/service.ts';
+import { systemClock } from '../time.ts';
+
+const USAGE = `mps — operator CLI of the Merchant Payments Service
+
+Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
+
+  migrate                                   apply pending database migrations
+  partner create --name NAME                create a partner and print its master key (shown once)
+  partner list                              list partners
+  partner key create PARTNER_ID             create another master key for a partner
+  partner key list PARTNER_ID               list a partner's master keys (prefixes only)
+  merchant create --name NAME [--city CITY] [--mcc MCC] [--ach] [--partner PARTNER_ID]
+                                            create a merchant and print its first API key (shown once)
+  merchant list                             list merchants
+  merchant show BUSINESS_CODE               show one merchant
+  merchant update BUSINESS_CODE [--ach on|off] [--status active|suspended]
+  key create BUSINESS_CODE                  create another API key for a merchant
+  key list BUSINESS_CODE                    list a merchant's API keys (prefixes only)
+  key revoke KEY_PREFIX                     revoke a merchant key or master key
+  ledger check                              recompute the balance invariant; exit 3 on a mismatch
+
+The database is the service's: DATABASE_URL (PostgreSQL) or the embedded one in DATA_DIR. An embedded
+database can be open in one process only: stop the service before using the CLI on it.`;
+
+class UsageError extends Error {}
+
+type Output = unknown;
+
+async function run(argv: string[], config: Config, db: Database): Promise<{ output: Output; exitCode: number }> {
+  const context: AppContext = { config, db, clock: systemClock };
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      city: { type: 'string' },
+      mcc: { type: 'string' },
+      ach: { type: 'string' },
+      partner: { type: 'string' },
+      status: { type: 'string' },
+    },
+    strict: true,
+  });
+  const command = positionals.join(' ');
+  const [noun, verb, third, fourth] = positionals;
+  const now = () => context.clock.now();
+
+  switch (`${noun} ${verb ?? ''}`.trim()) {
+    case 'migrate':
+      return { output: { applied: await migrate(db) }, exitCode: 0 };
+    case 'partner create': {
+      const body = validate(schemas.CreatePartnerBody, { name: values.name });
+      const created = await db.transaction((tx) => merchants.createPartner(tx, body.name, config.mode, now()));
+      return { output: { id: created.partner.id, name: created.partner.name, master_key: created.masterKey, key_prefix: created.keyPrefix }, exitCode: 0 };
+    }
+    case 'partner list':
+      return { output: { data: (await merchants.listPartners(db)).map((p) => ({ id: p.id, name: p.name, created_at: p.created_at.toISOString() })) }, exitCode: 0 };
+    case 'partner key': {
+      const partnerId = wholeNumber(fourth, 'PARTNER_ID');
+      if (third === 'create') {
+        const key = await db.transaction((tx) => merchants.createPartnerMasterKey(tx, partnerId, config.mode, now()));
+        return { output: { master_key: key.masterKey, key_prefix: key.keyPrefix }, exitCode: 0 };
+      }
+      if (third === 'list') return { output: { data: (await merchants.listPartnerApiKeys(db, partnerId)).map(merchants.toApiKeyListing) }, exitCode: 0 };
+      throw new UsageError(`unknown command: ${command}`);
+    }
+    case 'merchant create': {
+      const body = validate(schemas.CreateMerchantBody, {
+        name: values.name,
+        city: values.city,
+        mcc: values.mcc,
+        ach_enabled: values.ach === undefined ? undefined : onOff(values.ach, '--ach'),
+        partner_id: values.partner === undefined ? undefined : wholeNumber(values.partner, '--partner'),
+      });
+      const created = await db.transaction((tx) => merchants.createMerchant(tx, {
+        name: body.name, city: body.city, mcc: body.mcc, achEnabled: body.ach_enabled, partnerId: body.partner_id,
+      }, config.mode, now()));
+      return {
+        output: { ...merchants.toMerchantView(created.merchant), api_key: created.apiKey, key_prefix: created.keyPrefix },
+        exitCode: 0,
+      };
+    }
+    case 'merchant list':
+      return { output: { data: (await merchants.listMerchants(db)).map(merchants.toMerchantView) }, exitCode: 0 };
+    case 'merchant show':
+      return { output: merchants.toMerchantView(await merchants.getMerchant(db, wholeNumber(third, 'BUSINESS_CODE'))), exitCode: 0 };
+    case 'merchant update': {
+      const businessCode = wholeNumber(third, 'BUSINESS_CODE');
+      const body = validate(schemas.UpdateMerchantBody, {
+        ach_enabled: values.ach === undefined ? undefined : onOff(values.ach, '--ach'),
+        status: values.status,
+      });
+      const merchant = await db.transaction((tx) => merchants.updateMerchant(tx, businessCode, { achEnabled: body.ach_enabled, status: body.status }, now()));
+      return { output: merchants.toMerchantView(merchant), exitCode: 0 };
+    }
+    case 'key create': {
+      const key = await db.transaction((tx) => merchants.createMerchantApiKey(tx, wholeNumber(third, 'BUSINESS_CODE'), config.mode, now()));
+      return { output: { api_key: key.apiKey, key_prefix: key.keyPrefix }, exitCode: 0 };
+    }
+    case 'key list':
+      return { output: { data: (await merchants.listMerchantApiKeys(db, wholeNumber(third, 'BUSINESS_CODE'))).map(merchants.toApiKeyListing) }, exitCode: 0 };
+    case 'key revoke': {
+      if (!third) throw new UsageError('key revoke needs KEY_PREFIX');
+      const key = await db.transaction((tx) => merchants.revokeApiKey(tx, third, now()));
+      return { output: { key_prefix: key.key_prefix, revoked_at: key.revoked_at?.toISOString() }, exitCode: 0 };
+    }
+    case 'ledger check': {
+      const report = await db.transaction((tx) => ledger.checkInvariant(tx));
+      return { output: ledger.toInvariantReportView(report), exitCode: report.violations.length === 0 ? 0 : 3 };
+    }
+    default:
+      throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
+  }
+}
+
+/** Checks CLI input with the very schema the admin API uses, so both refuse the same things. */
+function validate<T extends TSchema>(schema: T, input: Record<string, unknown>): Static<T> {
+  const value = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+  const check = validatorCompiler({ schema, method: 'POST', url: 'cli', httpPart: 'body' }) as unknown as
+    ((data: unknown) => boolean) & { errors?: import('ajv').ErrorObject[] | null };
+  if (!check(value)) {
+    const problems = fieldErrorsFromAjv(check.errors ?? []).map((e) => `--${e.field.replace(/_enabled$|_id$/, '')} ${e.message}`);
+    throw new UsageError(problems.join('; '));
+  }
+  return value as Static<T>;
+}
+
+function wholeNumber(text: string | undefined, what: string): number {
+  if (!text || !/^\d{1,15}$/.test(text)) throw new UsageError(`${what} must be a whole number`);
+  return Number(text);
+}
+
+function onOff(text: string, what: string): boolean {
+  if (text === 'on' || text === 'true') return true;
+  if (text === 'off' || text === 'false') return false;
+  throw new UsageError(`${what} must be on or off`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return argv.length === 0 ? 1 : 0;
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      for (const problem of error.problems) process.stderr.write(`mps: configuration error: ${problem}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  let db: Database;
+  try {
+    db = await openDatabase(config.database, { purpose: 'cli', maxConnections: 2 });
+  } catch (error) {
+    if (error instanceof DataDirInUseError) {
+      process.stderr.write(`mps: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  try {
+    // Every command but `migrate` needs the current schema; applying it first makes a fresh database usable.
+    if (argv[0] !== 'migrate') await migrate(db);
+    const { output, exitCode } = await run(argv, config, db);
+    await db.flushNotifications();
+    process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+    return exitCode;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`mps: ${error.message}\nRun "npm run mps -- --help" for the commands.\n`);
+      return 1;
+    }
+    if (error instanceof ApiError) {
+      process.stderr.write(`mps: ${error.message}\n`);
+      return 1;
+    }
+    if ((error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (error as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      process.stderr.write(`mps: ${(error as Error).message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await db.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`mps: failed: ${(error as Error).message}\n`);
+    process.exit(1);
+  },
+);

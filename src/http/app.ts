@@ -1,0 +1,183 @@
+// The app factory (PATTERNS.md 1): main.ts and the tests build the very same app through buildApp.
+// It settles once, for every route, what API.md §1–2 and §9 ask of the HTTP layer: request ids, the
+// order of checks (401 → 429 → 403 → body → idempotency header → 422), the error model and JSON parsing.
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { registerLedgerRoutes } from '../ledger/routes.ts';
+import { registerAdminRoutes } from '../merchants/admin-routes.ts';
+import { isUuidV4 } from '../idempotency/service.ts';
+import { KeyVerifier, isAdminAuthorization, type AuthRequirement, type Principal } from './auth.ts';
+import { ApiError, validationError } from './errors.ts';
+import { handleError, handleNotFound } from './error-handler.ts';
+import { createMetricsRegistry, registerHttpMetrics } from './metrics.ts';
+import { registerOperationsRoutes } from './operations-routes.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { ErrorSchema } from './schemas.ts';
+import { parseJsonBody, unknownFieldErrors, validatorCompiler } from './validation.ts';
+import { createLogger, logBackgroundError } from './logging.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route (default: anyone). */
+    auth?: AuthRequirement;
+    /** Idempotency-Key header: required (400 when absent) or optional. */
+    idempotency?: 'required' | 'optional';
+    /** A module the merchant must have enabled (403 MODULE_NOT_ENABLED). */
+    module?: 'ach';
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+    /** The Idempotency-Key header, validated and lower-cased. */
+    idempotencyKey: string | null;
+    /** Prototype-poisoning keys removed from the body, answered as 422 unknown_field. */
+    forbiddenFields: string[] | null;
+  }
+}
+
+export type App = FastifyInstance<
+  import('node:http').Server, import('node:http').IncomingMessage, import('node:http').ServerResponse,
+  import('fastify').FastifyBaseLogger, TypeBoxTypeProvider
+>;
+
+/** Largest request body (API.md: 64 KiB → 413). */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export interface BuildAppOptions {
+  /** Extra plugins registered after the service's own routes (tests use it for fixture routes). */
+  plugins?: FastifyPluginAsync<AppContext>[];
+  /** Logger destination override (tests silence it). */
+  logger?: import('fastify').FastifyBaseLogger;
+}
+
+export async function buildApp(context: AppContext, options: BuildAppOptions = {}): Promise<App> {
+  const { config, db, clock } = context;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: (request) => {
+      const header = request.headers['x-request-id'];
+      return typeof header === 'string' && SAFE_REQUEST_ID.test(header) ? header : crypto.randomUUID();
+    },
+    // Fastify's closing 503 has its own body shape; requests that arrive while draining are served normally.
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.decorateRequest('principal', null);
+  app.decorateRequest('idempotencyKey', null);
+  app.decorateRequest('forbiddenFields', null);
+  app.addSchema(ErrorSchema);
+
+  // Only JSON bodies are read (415 for anything else); hosted pages add their own form parser in their scope.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+    try {
+      const { body, forbiddenFields } = parseJsonBody(text as string);
+      if (forbiddenFields.length > 0) request.forbiddenFields = forbiddenFields;
+      done(null, body);
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  const verifier = new KeyVerifier(db, clock, (error, what) => logBackgroundError(app.log, error, what));
+  const rateLimiter = config.rateLimit ? new RateLimiter(config.rateLimit) : null;
+  app.addHook('onReady', () => verifier.start());
+  app.addHook('onClose', () => verifier.stop());
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  // 401 → 429 → 403, before the body is read (API.md §1, order of checks).
+  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    const requirement = request.routeOptions.config.auth ?? 'none';
+    if (requirement === 'none') return;
+    if (requirement === 'admin') {
+      if (!config.adminToken || !isAdminAuthorization(request.headers.authorization, config.adminToken)) {
+        throw new ApiError('ADMIN_TOKEN_INVALID');
+      }
+      return;
+    }
+    const header = request.headers['x-api-key'];
+    if (typeof header !== 'string' || header === '') throw new ApiError('API_KEY_MISSING');
+    const principal = await verifier.verify(header);
+    if (!principal) throw new ApiError('API_KEY_INVALID');
+    if (rateLimiter) {
+      const decision = rateLimiter.take(principal.keyPrefix, performance.now());
+      reply.header('RateLimit-Limit', decision.limit);
+      reply.header('RateLimit-Remaining', decision.remaining);
+      reply.header('RateLimit-Reset', decision.resetSeconds);
+      if (!decision.allowed) {
+        throw new ApiError('RATE_LIMITED', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+      }
+    }
+    if (requirement === 'merchant' && principal.kind !== 'merchant') throw new ApiError('MERCHANT_KEY_REQUIRED');
+    if (requirement === 'partner' && principal.kind !== 'partner') throw new ApiError('MASTER_KEY_REQUIRED');
+    if (principal.kind === 'merchant') {
+      if (principal.suspended) throw new ApiError('MERCHANT_SUSPENDED');
+      if (request.routeOptions.config.module === 'ach' && !principal.achEnabled) throw new ApiError('MODULE_NOT_ENABLED');
+    }
+    request.principal = principal;
+  });
+
+  // After the body is read, before validation: an empty POST is `{}`, then the Idempotency-Key header (400).
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.method === 'POST') request.body = {};
+    const rule = request.routeOptions.config.idempotency;
+    if (!rule) return;
+    const header = request.headers['idempotency-key'];
+    if (header === undefined || header === '') {
+      if (rule === 'required') throw new ApiError('IDEMPOTENCY_KEY_MISSING');
+      return;
+    }
+    if (typeof header !== 'string' || !isUuidV4(header)) throw new ApiError('IDEMPOTENCY_KEY_INVALID');
+    request.idempotencyKey = header.toLowerCase();
+  });
+
+  // Validation passed but prototype-poisoning keys were removed: they are unknown fields all the same.
+  app.addHook('preHandler', async (request) => {
+    if (request.forbiddenFields?.length) throw validationError(unknownFieldErrors(request.forbiddenFields));
+  });
+
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(handleNotFound);
+
+  const metrics = createMetricsRegistry();
+  registerHttpMetrics(app, metrics);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Merchant Payments Service',
+        version: '2.0.0',
+        description: 'QR pay-in, ACH pay-out, partner onboarding and balance movements in BOB. See README.md and docs/.',
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Merchant API key (mk_…) or partner master key (pk_master_…)' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the operator API' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  await app.register(async (scope) => registerOperationsRoutes(scope as unknown as App, context, metrics));
+  if (config.adminToken) {
+    await app.register(async (scope) => registerAdminRoutes(scope as unknown as App, context), { prefix: '/admin/v1' });
+  }
+  await app.register(async (scope) => registerLedgerRoutes(scope as unknown as App, context));
+  for (const plugin of options.plugins ?? []) await app.register(plugin, context);
+  return app as unknown as App;
+}

@@ -1,0 +1,109 @@
+// Who is calling: API keys (merchant keys and partner master keys) and the operator's bearer token.
+// Verified keys are cached for at most 5 s per process, and every instance drops its cache when a key is
+// revoked or a merchant changes (NOTIFY), so revocation and suspension take effect within 5 s everywhere.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { Database } from '../db/database.ts';
+import { hashApiKey, looksLikeApiKey } from '../merchants/keys.ts';
+import * as merchants from '../merchants/service.ts';
+import type { Clock } from '../time.ts';
+
+export type Principal =
+  | { kind: 'merchant'; keyId: number; keyPrefix: string; businessCode: number; suspended: boolean; achEnabled: boolean }
+  | { kind: 'partner'; keyId: number; keyPrefix: string; partnerId: number };
+
+/** Who may call a route. */
+export type AuthRequirement = 'none' | 'merchant' | 'partner' | 'merchant_or_partner' | 'admin';
+
+/** The idempotency scope of a caller: the merchant of a key, or the partner of a master key. */
+export function callerScope(principal: Principal): string {
+  return principal.kind === 'merchant' ? `merchant:${principal.businessCode}` : `partner:${principal.partnerId}`;
+}
+
+const CACHE_TTL_MS = 5_000;
+const KEY_USE_WRITE_INTERVAL_MS = 60_000;
+
+export class KeyVerifier {
+  private readonly cache = new Map<string, { principal: Principal; expiresAtMs: number }>();
+  private readonly lastUseWrittenMs = new Map<number, number>();
+  private unlisten: (() => Promise<void>) | null = null;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly onBackgroundError: (error: unknown, context: string) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unlisten = await this.db.listen(merchants.AUTH_CHANGED_CHANNEL, () => this.cache.clear(), () => this.cache.clear());
+  }
+
+  async stop(): Promise<void> {
+    await this.unlisten?.();
+    this.unlisten = null;
+    this.cache.clear();
+  }
+
+  /** The principal of a live key, or null for an unknown or revoked one. */
+  async verify(apiKey: string): Promise<Principal | null> {
+    if (!looksLikeApiKey(apiKey)) return null;
+    const keyHash = hashApiKey(apiKey);
+    const nowMs = performance.now();
+    const cached = this.cache.get(keyHash);
+    let principal: Principal | null;
+    if (cached && cached.expiresAtMs > nowMs) {
+      principal = cached.principal;
+    } else {
+      const owner = await merchants.findKeyOwner(this.db, keyHash);
+      principal = owner ? toPrincipal(owner) : null;
+      if (principal) this.cache.set(keyHash, { principal, expiresAtMs: nowMs + CACHE_TTL_MS });
+      else this.cache.delete(keyHash);
+    }
+    if (principal) this.recordUse(principal.keyId, nowMs);
+    return principal;
+  }
+
+  /** Writes `last_used_at` at most once a minute per key, off the request's path. */
+  private recordUse(keyId: number, nowMs: number): void {
+    const last = this.lastUseWrittenMs.get(keyId);
+    if (last !== undefined && nowMs - last < KEY_USE_WRITE_INTERVAL_MS) return;
+    this.lastUseWrittenMs.set(keyId, nowMs);
+    merchants.recordKeyUse(this.db, keyId, this.clock.now()).catch((error) => this.onBackgroundError(error, 'record key use'));
+  }
+}
+
+function toPrincipal(owner: merchants.KeyOwnerRow): Principal | null {
+  if (owner.owner_kind === 'merchant' && owner.business_code !== null) {
+    return {
+      kind: 'merchant',
+      keyId: owner.key_id,
+      keyPrefix: owner.key_prefix,
+      businessCode: owner.business_code,
+      suspended: owner.merchant_status === 'suspended',
+      achEnabled: owner.ach_enabled === true,
+    };
+  }
+  if (owner.owner_kind === 'partner' && owner.partner_id !== null) {
+    return { kind: 'partner', keyId: owner.key_id, keyPrefix: owner.key_prefix, partnerId: owner.partner_id };
+  }
+  return null;
+}
+
+/** Constant-time comparison of `Authorization: Bearer …` with the configured token. */
+export function isAdminAuthorization(header: string | undefined, adminToken: string): boolean {
+  const match = /^Bearer (.+)$/.exec(header ?? '');
+  if (!match) return false;
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(match[1]!), digest(adminToken));
+}
+
+/** The business_code of the merchant calling a `auth: 'merchant'` route. */
+export function merchantOf(principal: Principal | null): number {
+  if (principal?.kind !== 'merchant') throw new Error('merchant route reached without a merchant principal');
+  return principal.businessCode;
+}
+
+/** The partner id of the partner calling a `auth: 'partner'` route. */
+export function partnerOf(principal: Principal | null): number {
+  if (principal?.kind !== 'partner') throw new Error('partner route reached without a partner principal');
+  return principal.partnerId;
+}

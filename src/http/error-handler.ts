@@ -1,0 +1,51 @@
+// The only renderer of errors: every failure leaves as { type, code, message[, errors] } with the
+// status of the catalogue, and nothing internal (stack, SQL, driver text) reaches the client.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/database.ts';
+import { ApiError, validationError } from './errors.ts';
+import { describeError } from './logging.ts';
+import { fieldErrorsFromAjv, unknownFieldErrors } from './validation.ts';
+
+/** Seconds a client should wait when the database is unreachable. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** Fastify's own errors that are the client's doing, mapped to the catalogue. */
+const FASTIFY_CLIENT_ERRORS: Record<string, () => ApiError> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new ApiError('UNSUPPORTED_MEDIA_TYPE'),
+  FST_ERR_CTP_INVALID_TYPE: () => new ApiError('UNSUPPORTED_MEDIA_TYPE'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiError('PAYLOAD_TOO_LARGE'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new ApiError('MALFORMED_JSON', { message: 'The body does not match its Content-Length.' }),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new ApiError('MALFORMED_JSON'),
+};
+
+export function toApiError(error: unknown, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as Partial<FastifyError>;
+  if (Array.isArray(fastifyError.validation)) {
+    return validationError([
+      ...unknownFieldErrors(request.forbiddenFields ?? []),
+      ...fieldErrorsFromAjv(fastifyError.validation as never),
+    ]);
+  }
+  if (typeof fastifyError.code === 'string' && FASTIFY_CLIENT_ERRORS[fastifyError.code]) {
+    return FASTIFY_CLIENT_ERRORS[fastifyError.code]!();
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('SERVICE_UNAVAILABLE', { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+  }
+  return new ApiError('INTERNAL_ERROR');
+}
+
+export async function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const apiError = toApiError(error, request);
+  if (apiError.status >= 500) {
+    request.log.error({ error: describeError(error), status: apiError.status }, 'request failed');
+  }
+  for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
+  return reply.code(apiError.status).type('application/json; charset=utf-8').send(apiError.toBody());
+}
+
+export async function handleNotFound(request: FastifyRequest, reply: FastifyReply) {
+  const error = new ApiError('NOT_FOUND', { message: `No route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}.` });
+  return reply.code(error.status).send(error.toBody());
+}

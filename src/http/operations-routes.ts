@@ -1,0 +1,43 @@
+// Routes for operators and tooling (API.md §9): liveness, readiness, Prometheus metrics, the OpenAPI document.
+import { Type } from '@sinclair/typebox';
+import type { Registry } from 'prom-client';
+import type { AppContext } from '../context.ts';
+import type { App } from './app.ts';
+import { ApiError } from './errors.ts';
+import { errorResponses } from './schemas.ts';
+
+export async function registerOperationsRoutes(app: App, { db }: AppContext, metrics: Registry): Promise<void> {
+  app.get('/healthz', {
+    schema: {
+      tags: ['operations'],
+      summary: 'The process is up',
+      response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+    },
+  }, async () => ({ status: 'ok' as const }));
+
+  app.get('/readyz', {
+    schema: {
+      tags: ['operations'],
+      summary: 'The database answers',
+      response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) },
+    },
+  }, async () => {
+    try {
+      await db.query('select 1');
+    } catch {
+      throw new ApiError('SERVICE_UNAVAILABLE', { headers: { 'Retry-After': '5' } });
+    }
+    return { status: 'ready' as const };
+  });
+
+  app.get('/metrics', {
+    schema: { tags: ['operations'], summary: 'Prometheus metrics', hide: true },
+  }, async (_request, reply) => {
+    reply.type(metrics.contentType);
+    return metrics.metrics();
+  });
+
+  app.get('/openapi.json', {
+    schema: { tags: ['operations'], summary: 'This OpenAPI 3.1 document', hide: true },
+  }, async () => app.swagger());
+}

@@ -1,0 +1,58 @@
+// Token bucket per API key, in this process (API.md §9): with N instances the effective limit is N times
+// the configured one, which the docs say plainly rather than hide.
+import type { RateLimitConfig } from '../config.ts';
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Bucket capacity (RateLimit-Limit). */
+  limit: number;
+  /** Whole tokens left after this request (RateLimit-Remaining). */
+  remaining: number;
+  /** Seconds until the bucket is full again (RateLimit-Reset). */
+  resetSeconds: number;
+  /** Whole seconds, at least 1, until one token is available (Retry-After on a 429). */
+  retryAfterSeconds: number;
+}
+
+interface Bucket {
+  tokens: number;
+  updatedAtMs: number;
+}
+
+/** Buckets idle long enough to be full again are dropped once the map holds this many. */
+const PRUNE_THRESHOLD = 10_000;
+
+export class RateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(private readonly config: RateLimitConfig) {}
+
+  take(key: string, nowMs: number): RateLimitDecision {
+    const { ratePerSecond, burst } = this.config;
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      if (this.buckets.size >= PRUNE_THRESHOLD) this.pruneFullBuckets(nowMs);
+      bucket = { tokens: burst, updatedAtMs: nowMs };
+      this.buckets.set(key, bucket);
+    }
+    const elapsedSeconds = Math.max(0, nowMs - bucket.updatedAtMs) / 1000;
+    bucket.tokens = Math.min(burst, bucket.tokens + elapsedSeconds * ratePerSecond);
+    bucket.updatedAtMs = nowMs;
+    const allowed = bucket.tokens >= 1;
+    if (allowed) bucket.tokens -= 1;
+    return {
+      allowed,
+      limit: burst,
+      remaining: Math.floor(bucket.tokens),
+      resetSeconds: Math.ceil((burst - bucket.tokens) / ratePerSecond),
+      retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerSecond)),
+    };
+  }
+
+  private pruneFullBuckets(nowMs: number): void {
+    const { ratePerSecond, burst } = this.config;
+    for (const [key, bucket] of this.buckets) {
+      if (bucket.tokens + ((nowMs - bucket.updatedAtMs) / 1000) * ratePerSecond >= burst) this.buckets.delete(key);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+// Schemas shared by every capability: the error body, pagination, and helpers that keep route
+// declarations short. TypeBox schemas are validation, OpenAPI and TypeScript types at once.
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_CATALOGUE } from './errors.ts';
+
+export const FieldErrorSchema = Type.Object({
+  field: Type.String({ description: 'Dotted path of the failing field, e.g. destination.account_number' }),
+  code: Type.String({ description: 'required, invalid_type, invalid_format, too_long, too_small, too_large, too_many_decimals, invalid_value, unknown_field, unknown_bank, unsupported_currency, expiration_in_past' }),
+  message: Type.String(),
+});
+
+export const ErrorSchema = Type.Object(
+  {
+    type: Type.String(),
+    code: Type.Unsafe<string>({ type: 'string', enum: Object.keys(ERROR_CATALOGUE) }),
+    message: Type.String(),
+    errors: Type.Optional(Type.Array(FieldErrorSchema)),
+  },
+  { $id: 'Error', description: 'Every error: type, code and message; a 422 also lists each failing field.' },
+);
+
+/** `response` entries for the error statuses a route can answer. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((status) => [status, Type.Ref(ErrorSchema)]));
+}
+
+/** Statuses every authenticated API route can answer, before its own. */
+export const AUTHENTICATED_ERRORS = [401, 403, 429, 500, 503] as const;
+
+/** An object that rejects unknown fields (422 `unknown_field`). */
+export const StrictObject: typeof Type.Object = ((properties: Parameters<typeof Type.Object>[0], options?: object) =>
+  Type.Object(properties, { additionalProperties: false, ...options })) as typeof Type.Object;
+
+export const PaginationMetaSchema = Type.Object({
+  current_page: Type.Integer({ minimum: 1 }),
+  last_page: Type.Integer({ minimum: 1 }),
+  per_page: Type.Integer({ minimum: 1 }),
+  total: Type.Integer({ minimum: 0 }),
+});
+
+export const Timestamp = (description?: string) =>
+  Type.String({ format: 'date-time', description: description ?? 'ISO 8601 UTC', example: '2026-11-22T22:41:39.000Z' });
+
+/** A string from a fixed list, as a plain JSON Schema `enum` (one clear 422 `invalid_value`, unlike a union of literals). */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}

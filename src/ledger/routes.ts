@@ -1,0 +1,31 @@
+// Balance routes of the merchant API (API.md §6).
+import type { AppContext } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { merchantOf } from '../http/auth.ts';
+import { notFound } from '../http/errors.ts';
+import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
+import { centavosToAmount } from '../money.ts';
+import { BalanceSchema } from './schemas.ts';
+import * as ledger from './service.ts';
+
+export async function registerLedgerRoutes(app: App, { db }: AppContext): Promise<void> {
+  app.get('/api/v2/balance', {
+    config: { auth: 'merchant' },
+    schema: {
+      tags: ['balance'],
+      security: [{ apiKey: [] }],
+      summary: 'The merchant\'s available balance and the amount of transfers still in flight',
+      response: { 200: BalanceSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 404) },
+    },
+  }, async (request) => {
+    const businessCode = merchantOf(request.principal);
+    const balance = await ledger.getBalance(db, businessCode);
+    if (!balance) throw notFound('balance');
+    return {
+      business_code: balance.business_code,
+      currency: 'BOB' as const,
+      available: centavosToAmount(balance.available_centavos),
+      pending_out: centavosToAmount(balance.pending_out_centavos),
+    };
+  });
+}

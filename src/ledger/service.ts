@@ -1,0 +1,156 @@
+// The ledger core: every centavo that moves goes through credit, debit or settle, inside the caller's
+// transaction, so a state change, its movement and its balance update commit together (ARCHITECTURE rule 2).
+import type { Queryable, Transaction } from '../db/database.ts';
+import { ApiError } from '../http/errors.ts';
+import * as store from './store.ts';
+import type { BalanceRow, InvariantRow, MovementRow, MovementStatus, MovementType } from './store.ts';
+import { centavosToAmount } from '../money.ts';
+
+export type { BalanceRow, InvariantRow, MovementRow, MovementStatus, MovementType } from './store.ts';
+
+/** Statuses a movement can still leave; FAILED, CANCELED and COMPLETED are final. */
+const OPEN_STATUSES: readonly MovementStatus[] = ['PENDING', 'IN_TRANSIT'];
+
+/** Thrown when a caller asks for a movement change the ledger does not allow (a bug in the caller, not bad input). */
+export class LedgerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LedgerError';
+  }
+}
+
+/** Creates the zero balance of a new merchant. */
+export async function openBalance(tx: Transaction, businessCode: number, now: Date): Promise<void> {
+  await store.insertBalance(tx, businessCode, now);
+}
+
+export async function getBalance(db: Queryable, businessCode: number): Promise<BalanceRow | undefined> {
+  return store.findBalance(db, businessCode);
+}
+
+export interface CreditRequest {
+  businessCode: number;
+  amountCentavos: number;
+  reference: string | null;
+  /** What the movement shows (masked payer details); stored with it. */
+  snapshot: Record<string, unknown>;
+  now: Date;
+}
+
+/** Records an incoming payment: a COMPLETED `payment` movement and the same amount added to `available`. */
+export async function credit(tx: Transaction, request: CreditRequest): Promise<MovementRow> {
+  assertPositiveCentavos(request.amountCentavos);
+  const balance = await store.addToAvailable(tx, request.businessCode, { availableCentavos: request.amountCentavos, pendingOutCentavos: 0 }, request.now);
+  if (!balance) throw new LedgerError(`merchant ${request.businessCode} has no balance`);
+  return recordMovement(tx, request, 'payment', request.amountCentavos, 'COMPLETED');
+}
+
+export interface DebitRequest {
+  businessCode: number;
+  amountCentavos: number;
+  reference: string | null;
+  /** What the movement shows (the masked destination); stored with it. */
+  snapshot: Record<string, unknown>;
+  now: Date;
+}
+
+/**
+ * Records an outgoing transfer: moves the amount from `available` to `pending_out` and writes a PENDING
+ * `transfer` movement with a negative amount. Throws 400 INSUFFICIENT_FUNDS, leaving the transaction
+ * usable, when `available` does not cover it.
+ */
+export async function debit(tx: Transaction, request: DebitRequest): Promise<MovementRow> {
+  assertPositiveCentavos(request.amountCentavos);
+  const balance = await store.debitAvailable(tx, request.businessCode, request.amountCentavos, request.now);
+  if (!balance) {
+    if (!(await store.findBalance(tx, request.businessCode))) throw new LedgerError(`merchant ${request.businessCode} has no balance`);
+    throw new ApiError('INSUFFICIENT_FUNDS');
+  }
+  return recordMovement(tx, request, 'transfer', -request.amountCentavos, 'PENDING');
+}
+
+/** Writes the movement row and counts it, so a history page's `total` never needs a count(*). */
+async function recordMovement(
+  tx: Transaction,
+  request: CreditRequest | DebitRequest,
+  type: MovementType,
+  signedAmountCentavos: number,
+  status: MovementStatus,
+): Promise<MovementRow> {
+  const movement = await store.insertMovement(tx, {
+    businessCode: request.businessCode,
+    type,
+    amountCentavos: signedAmountCentavos,
+    status,
+    reference: request.reference,
+    snapshot: request.snapshot,
+  }, request.now);
+  await store.incrementMovementCounter(tx, request.businessCode, type);
+  return movement;
+}
+
+export interface SettleRequest {
+  businessCode: number;
+  movementId: number;
+  /** IN_TRANSIT keeps the funds pending; COMPLETED releases them from `pending_out`; FAILED and CANCELED return them to `available`. */
+  status: Exclude<MovementStatus, 'PENDING'>;
+  now: Date;
+}
+
+/**
+ * Moves an open (PENDING or IN_TRANSIT) movement to its next status, in place: no second row, so the
+ * invariant of API.md §6 stays a plain sum. Funds return exactly once, because only an open movement
+ * can be settled and the status update is guarded.
+ */
+export async function settle(tx: Transaction, request: SettleRequest): Promise<MovementRow> {
+  const fromStatuses = request.status === 'IN_TRANSIT' ? (['PENDING'] as const) : OPEN_STATUSES;
+  const movement = await store.updateMovementStatus(tx, request.businessCode, request.movementId, fromStatuses, request.status, request.now);
+  if (!movement) {
+    const current = await store.findMovement(tx, request.businessCode, request.movementId);
+    throw new LedgerError(
+      current
+        ? `movement ${request.movementId} is ${current.status} and cannot become ${request.status}`
+        : `movement ${request.movementId} of merchant ${request.businessCode} does not exist`,
+    );
+  }
+  const pendingAmount = -movement.amount_centavos; // transfers carry negative amounts
+  if (request.status === 'COMPLETED') {
+    await store.addToAvailable(tx, request.businessCode, { availableCentavos: 0, pendingOutCentavos: -pendingAmount }, request.now);
+  } else if (request.status === 'FAILED' || request.status === 'CANCELED') {
+    await store.addToAvailable(tx, request.businessCode, { availableCentavos: pendingAmount, pendingOutCentavos: -pendingAmount }, request.now);
+  }
+  return movement;
+}
+
+export interface InvariantReport {
+  balancesChecked: number;
+  violations: InvariantRow[];
+}
+
+/** Recomputes API.md §6's invariant for every merchant; `violations` is empty when the ledger is right. */
+export async function checkInvariant(tx: Transaction): Promise<InvariantReport> {
+  const balancesChecked = await store.countBalances(tx);
+  const violations = await store.findInvariantViolations(tx);
+  return { balancesChecked, violations };
+}
+
+/** The wire form of an invariant report (operator API and CLI). */
+export function toInvariantReportView(report: InvariantReport) {
+  return {
+    balances_checked: report.balancesChecked,
+    ok: report.violations.length === 0,
+    violations: report.violations.map((v) => ({
+      business_code: v.business_code,
+      available: centavosToAmount(v.available_centavos),
+      expected_available: centavosToAmount(v.expected_available_centavos),
+      pending_out: centavosToAmount(v.pending_out_centavos),
+      expected_pending_out: centavosToAmount(v.expected_pending_out_centavos),
+    })),
+  };
+}
+
+function assertPositiveCentavos(amountCentavos: number): void {
+  if (!Number.isSafeInteger(amountCentavos) || amountCentavos <= 0) {
+    throw new LedgerError(`amount must be a positive whole number of centavos, got ${amountCentavos}`);
+  }
+}

@@ -1,0 +1,176 @@
+// SQL of balances, movements and movement counters. Every balance change is one guarded UPDATE.
+import type { Queryable } from '../db/database.ts';
+
+export type MovementType = 'payment' | 'transfer';
+export type MovementStatus = 'PENDING' | 'IN_TRANSIT' | 'COMPLETED' | 'FAILED' | 'CANCELED';
+
+export interface MovementRow {
+  id: number;
+  business_code: number;
+  type: MovementType;
+  amount_centavos: number;
+  currency: string;
+  status: MovementStatus;
+  reference: string | null;
+  snapshot: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface BalanceRow {
+  business_code: number;
+  currency: string;
+  available_centavos: number;
+  pending_out_centavos: number;
+  updated_at: Date;
+}
+
+const MOVEMENT_COLUMNS = 'id, business_code, type, amount_centavos, currency, status, reference, snapshot, created_at, updated_at';
+const BALANCE_COLUMNS = 'business_code, currency, available_centavos, pending_out_centavos, updated_at';
+
+export async function insertBalance(tx: Queryable, businessCode: number, now: Date): Promise<void> {
+  await tx.query(
+    'insert into balances (business_code, updated_at) values ($1::bigint, $2::timestamptz) on conflict (business_code) do nothing',
+    [businessCode, now],
+  );
+}
+
+export async function findBalance(tx: Queryable, businessCode: number): Promise<BalanceRow | undefined> {
+  const { rows } = await tx.query<BalanceRow>(`select ${BALANCE_COLUMNS} from balances where business_code = $1::bigint`, [businessCode]);
+  return rows[0];
+}
+
+/** Adds to `available` (a payment, or funds returned by a failed or canceled transfer leaving `pending_out`). */
+export async function addToAvailable(
+  tx: Queryable,
+  businessCode: number,
+  amounts: { availableCentavos: number; pendingOutCentavos: number },
+  now: Date,
+): Promise<BalanceRow | undefined> {
+  const { rows } = await tx.query<BalanceRow>(
+    `update balances
+        set available_centavos = available_centavos + $2::bigint,
+            pending_out_centavos = pending_out_centavos + $3::bigint,
+            updated_at = $4::timestamptz
+      where business_code = $1::bigint
+      returning ${BALANCE_COLUMNS}`,
+    [businessCode, amounts.availableCentavos, amounts.pendingOutCentavos, now],
+  );
+  return rows[0];
+}
+
+/**
+ * Moves `amount` from `available` to `pending_out` only if `available` covers it. The row lock of the
+ * UPDATE serializes concurrent debits of one balance, and each re-reads `available` after the lock
+ * (READ COMMITTED re-evaluates the WHERE), so N concurrent debits can never overdraw. The CHECK
+ * `balances_available_nonnegative` stands behind it.
+ */
+export async function debitAvailable(
+  tx: Queryable,
+  businessCode: number,
+  amountCentavos: number,
+  now: Date,
+): Promise<BalanceRow | undefined> {
+  const { rows } = await tx.query<BalanceRow>(
+    `update balances
+        set available_centavos = available_centavos - $2::bigint,
+            pending_out_centavos = pending_out_centavos + $2::bigint,
+            updated_at = $3::timestamptz
+      where business_code = $1::bigint and available_centavos >= $2::bigint
+      returning ${BALANCE_COLUMNS}`,
+    [businessCode, amountCentavos, now],
+  );
+  return rows[0];
+}
+
+export async function insertMovement(
+  tx: Queryable,
+  movement: {
+    businessCode: number;
+    type: MovementType;
+    amountCentavos: number;
+    status: MovementStatus;
+    reference: string | null;
+    snapshot: Record<string, unknown>;
+  },
+  now: Date,
+): Promise<MovementRow> {
+  const { rows } = await tx.query<MovementRow>(
+    `insert into movements (business_code, type, amount_centavos, status, reference, snapshot, created_at, updated_at)
+     values ($1::bigint, $2::text, $3::bigint, $4::text, $5::text, $6::jsonb, $7::timestamptz, $7::timestamptz)
+     returning ${MOVEMENT_COLUMNS}`,
+    [movement.businessCode, movement.type, movement.amountCentavos, movement.status, movement.reference,
+      JSON.stringify(movement.snapshot), now],
+  );
+  return rows[0]!;
+}
+
+export async function incrementMovementCounter(tx: Queryable, businessCode: number, type: MovementType): Promise<void> {
+  await tx.query(
+    `insert into movement_counters (business_code, type, movement_count) values ($1::bigint, $2::text, 1)
+     on conflict (business_code, type) do update set movement_count = movement_counters.movement_count + 1`,
+    [businessCode, type],
+  );
+}
+
+/** Moves a movement from one of `fromStatuses` to `status`; undefined when it is not in one of them. */
+export async function updateMovementStatus(
+  tx: Queryable,
+  businessCode: number,
+  movementId: number,
+  fromStatuses: readonly MovementStatus[],
+  status: MovementStatus,
+  now: Date,
+): Promise<MovementRow | undefined> {
+  const { rows } = await tx.query<MovementRow>(
+    `update movements set status = $4::text, updated_at = $5::timestamptz
+      where id = $2::bigint and business_code = $1::bigint and status = any($3::text[])
+      returning ${MOVEMENT_COLUMNS}`,
+    [businessCode, movementId, fromStatuses, status, now],
+  );
+  return rows[0];
+}
+
+export async function findMovement(tx: Queryable, businessCode: number, movementId: number): Promise<MovementRow | undefined> {
+  const { rows } = await tx.query<MovementRow>(
+    `select ${MOVEMENT_COLUMNS} from movements where id = $2::bigint and business_code = $1::bigint`,
+    [businessCode, movementId],
+  );
+  return rows[0];
+}
+
+export interface InvariantRow {
+  business_code: number;
+  available_centavos: number;
+  pending_out_centavos: number;
+  expected_available_centavos: number;
+  expected_pending_out_centavos: number;
+}
+
+/**
+ * API.md §6's invariant for every merchant: available = sum of movements not FAILED or CANCELED, and
+ * pending_out = the transfers still PENDING or IN_TRANSIT. Returns only the balances that disagree.
+ */
+export async function findInvariantViolations(tx: Queryable): Promise<InvariantRow[]> {
+  const { rows } = await tx.query<InvariantRow>(
+    `with expected as (
+       select business_code,
+              coalesce(sum(amount_centavos) filter (where status not in ('FAILED', 'CANCELED')), 0)::bigint as available,
+              coalesce(-sum(amount_centavos) filter (where type = 'transfer' and status in ('PENDING', 'IN_TRANSIT')), 0)::bigint as pending_out
+         from movements group by business_code)
+     select b.business_code, b.available_centavos, b.pending_out_centavos,
+            coalesce(e.available, 0)::bigint as expected_available_centavos,
+            coalesce(e.pending_out, 0)::bigint as expected_pending_out_centavos
+       from balances b left join expected e using (business_code)
+      where b.available_centavos <> coalesce(e.available, 0)
+         or b.pending_out_centavos <> coalesce(e.pending_out, 0)
+         or b.available_centavos < 0
+      order by b.business_code`,
+  );
+  return rows;
+}
+
+export async function countBalances(tx: Queryable): Promise<number> {
+  const { rows } = await tx.query<{ total: number }>('select count(*) as total from balances');
+  return rows[0]!.total;
+}

@@ -1,0 +1,174 @@
+// Operator API under /admin/v1 (API.md §8): partners, merchants, keys, suspension, the ACH module and
+// the ledger check. Only registered when ADMIN_TOKEN is set; every route needs `Authorization: Bearer`.
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { LedgerCheckSchema } from '../ledger/schemas.ts';
+import * as ledger from '../ledger/service.ts';
+import * as schemas from './schemas.ts';
+import * as merchants from './service.ts';
+
+const ADMIN_ERRORS = [401, 500, 503] as const;
+const tags = ['operator'];
+const security = [{ adminToken: [] }];
+
+export async function registerAdminRoutes(app: App, { config, db, clock }: AppContext): Promise<void> {
+  const adminRoute = { auth: 'admin' as const };
+
+  app.post('/partners', {
+    config: adminRoute,
+    schema: {
+      tags, security, summary: 'Create a partner and its first master key',
+      body: schemas.CreatePartnerBody,
+      response: { 201: schemas.CreatedPartnerSchema, ...errorResponses(...ADMIN_ERRORS, 400, 413, 415, 422) },
+    },
+  }, async (request, reply) => {
+    const created = await db.transaction((tx) => merchants.createPartner(tx, request.body.name, config.mode, clock.now()));
+    return reply.code(201).send({
+      id: created.partner.id,
+      name: created.partner.name,
+      master_key: created.masterKey,
+      key_prefix: created.keyPrefix,
+    });
+  });
+
+  app.get('/partners', {
+    config: adminRoute,
+    schema: {
+      tags, security, summary: 'List partners',
+      response: { 200: Type.Object({ data: Type.Array(schemas.PartnerSchema) }), ...errorResponses(...ADMIN_ERRORS) },
+    },
+  }, async () => {
+    const partners = await merchants.listPartners(db);
+    return { data: partners.map((p) => ({ id: p.id, name: p.name, created_at: p.created_at.toISOString() })) };
+  });
+
+  app.post('/partners/:partner_id/master-keys', {
+    config: adminRoute,
+    schema: {
+      tags, security, summary: 'Create another master key for a partner (to rotate: create, switch, then revoke the old one)',
+      params: schemas.PartnerIdParams,
+      response: { 201: schemas.CreatedMasterKeySchema, ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const key = await db.transaction((tx) => merchants.createPartnerMasterKey(tx, request.params.partner_id, config.mode, clock.now()));
+    return reply.code(201).send({ master_key: key.masterKey, key_prefix: key.keyPrefix });
+  });
+
+  app.get('/partners/:partner_id/api-keys', {
+    config: adminRoute,
+    schema: {
+      tags, security, summary: 'List the master keys of a partner',
+      params: schemas.PartnerIdParams,
+      response: { 200: Type.Object({ data: Type.Array(schemas.ApiKeyListingSchema) }), ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+    },
+  }, async (request) => {
+    const keys = await merchants.listPartnerApiKeys(db, request.params.partner_id);
+    return { data: keys.map(merchants.toApiKeyListing) };
+  });
+
+  app.post('/merchants', {
+    config: adminRoute,
+    schema: {
+      tags, security, summary: 'Create a merchant with its balance and first API key',
+      body: schemas.CreateMerchantBody,
+      response: { 201: schemas.CreatedMerchantSchema, ...errorResponses(...ADMIN_ERRORS, 400, 404, 413, 415, 422) },
+    },
+  }, async (request, reply) => {
+    const body = request.body;
+    const created = await db.transaction((tx) => merchants.createMerchant(tx, {
+      name: body.name,
+      city: body.city,
+      mcc: body.mcc,
+      achEnabled: body.ach_enabled,
+      partnerId: body.partner_id,
+    }, config.mode, clock.now()));
+    return reply.code(201).send({
+      business_code: created.merchant.business_code,
+      name: created.merchant.name,
+      city: created.merchant.city,
+      mcc: created.merchant.mcc,
+      ach_enabled: created.merchant.ach_enabled,
+      api_key: created.apiKey,
+      key_prefix: created.keyPrefix,
+    });
+  });
+
+  app.get('/merchants', {
+    config: adminRoute,
+    schema: {
+      tags, security, summary: 'List merchants',
+      response: { 200: Type.Object({ data: Type.Array(schemas.MerchantSchema) }), ...errorResponses(...ADMIN_ERRORS) },
+    },
+  }, async () => ({ data: (await merchants.listMerchants(db)).map(merchants.toMerchantView) }));
+
+  app.get('/merchants/:business_code', {
+    config: adminRoute,
+    schema: {
+      tags, security, summary: 'Get a merchant',
+      params: schemas.BusinessCodeParams,
+      response: { 200: schemas.MerchantSchema, ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+    },
+  }, async (request) => merchants.toMerchantView(await merchants.getMerchant(db, request.params.business_code)));
+
+  app.patch('/merchants/:business_code', {
+    config: adminRoute,
+    schema: {
+      tags, security, summary: 'Turn the ACH module on or off; suspend or reactivate a merchant',
+      params: schemas.BusinessCodeParams,
+      body: schemas.UpdateMerchantBody,
+      response: { 200: schemas.MerchantSchema, ...errorResponses(...ADMIN_ERRORS, 400, 404, 413, 415, 422) },
+    },
+  }, async (request) => {
+    const merchant = await db.transaction((tx) => merchants.updateMerchant(tx, request.params.business_code, {
+      achEnabled: request.body.ach_enabled,
+      status: request.body.status,
+    }, clock.now()));
+    return merchants.toMerchantView(merchant);
+  });
+
+  app.post('/merchants/:business_code/api-keys', {
+    config: adminRoute,
+    schema: {
+      tags, security, summary: 'Create another API key for a merchant',
+      params: schemas.BusinessCodeParams,
+      response: { 201: schemas.CreatedMerchantKeySchema, ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const key = await db.transaction((tx) => merchants.createMerchantApiKey(tx, request.params.business_code, config.mode, clock.now()));
+    return reply.code(201).send({ api_key: key.apiKey, key_prefix: key.keyPrefix });
+  });
+
+  app.get('/merchants/:business_code/api-keys', {
+    config: adminRoute,
+    schema: {
+      tags, security, summary: 'List the API keys of a merchant (prefixes only)',
+      params: schemas.BusinessCodeParams,
+      response: { 200: Type.Object({ data: Type.Array(schemas.ApiKeyListingSchema) }), ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+    },
+  }, async (request) => {
+    const keys = await merchants.listMerchantApiKeys(db, request.params.business_code);
+    return { data: keys.map(merchants.toApiKeyListing) };
+  });
+
+  app.delete('/api-keys/:key_prefix', {
+    config: adminRoute,
+    schema: {
+      tags, security, summary: 'Revoke an API key or master key (effective within 5 s on every instance)',
+      params: schemas.KeyPrefixParams,
+      response: { 204: Type.Null(), ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+    },
+  }, async (request, reply) => {
+    await db.transaction((tx) => merchants.revokeApiKey(tx, request.params.key_prefix, clock.now()));
+    return reply.code(204).send(null);
+  });
+
+  app.get('/ledger/check', {
+    config: adminRoute,
+    schema: {
+      tags, security, summary: 'Recompute the balance invariant of API.md §6 for every merchant',
+      response: { 200: LedgerCheckSchema, ...errorResponses(...ADMIN_ERRORS) },
+    },
+  }, async () => ledger.toInvariantReportView(await db.transaction((tx) => ledger.checkInvariant(tx))));
+}

@@ -1,0 +1,71 @@
+// Schemas of the operator API for partners, merchants and keys (API.md §8).
+import { Type, type Static } from '@sinclair/typebox';
+import { StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+
+/** Text that is not only spaces. */
+const notBlank = { pattern: '\\S', 'x-format-hint': 'must not be blank' };
+
+export const BusinessCodeParams = StrictObject({ business_code: Type.Integer({ minimum: 1, description: 'The merchant\'s business_code' }) });
+export const PartnerIdParams = StrictObject({ partner_id: Type.Integer({ minimum: 1 }) });
+export const KeyPrefixParams = StrictObject({ key_prefix: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const CreatePartnerBody = StrictObject({
+  name: Type.String({ minLength: 1, maxLength: 200, ...notBlank }),
+});
+export type CreatePartnerBody = Static<typeof CreatePartnerBody>;
+
+export const CreatedPartnerSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  master_key: Type.String({ description: 'Shown once: only its SHA-256 is stored' }),
+  key_prefix: Type.String(),
+});
+
+export const PartnerSchema = Type.Object({ id: Type.Integer(), name: Type.String(), created_at: Timestamp() });
+
+export const CreateMerchantBody = StrictObject({
+  name: Type.String({ minLength: 1, maxLength: 200, ...notBlank }),
+  city: Type.Optional(Type.String({ minLength: 1, maxLength: 100, ...notBlank, description: 'Default La Paz' })),
+  mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', 'x-format-hint': 'must be 4 digits', description: 'Merchant category code, 4 digits; default 5999' })),
+  ach_enabled: Type.Optional(Type.Boolean({ description: 'ACH transfer module; default false' })),
+  partner_id: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+export type CreateMerchantBody = Static<typeof CreateMerchantBody>;
+
+export const CreatedMerchantSchema = Type.Object({
+  business_code: Type.Integer(),
+  name: Type.String(),
+  city: Type.String(),
+  mcc: Type.String(),
+  ach_enabled: Type.Boolean(),
+  api_key: Type.String({ description: 'Shown once: only its SHA-256 is stored' }),
+  key_prefix: Type.String(),
+});
+
+export const UpdateMerchantBody = StrictObject({
+  ach_enabled: Type.Optional(Type.Boolean()),
+  status: Type.Optional(StringEnum(['active', 'suspended'])),
+});
+export type UpdateMerchantBody = Static<typeof UpdateMerchantBody>;
+
+export const MerchantSchema = Type.Object({
+  business_code: Type.Integer(),
+  name: Type.String(),
+  city: Type.String(),
+  mcc: Type.String(),
+  status: StringEnum(['active', 'suspended']),
+  ach_enabled: Type.Boolean(),
+  partner_id: Type.Union([Type.Integer(), Type.Null()]),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+});
+
+export const CreatedMerchantKeySchema = Type.Object({ api_key: Type.String(), key_prefix: Type.String() });
+export const CreatedMasterKeySchema = Type.Object({ master_key: Type.String(), key_prefix: Type.String() });
+
+export const ApiKeyListingSchema = Type.Object({
+  key_prefix: Type.String(),
+  created_at: Timestamp(),
+  last_used_at: Type.Union([Timestamp(), Type.Null()]),
+  revoked_at: Type.Union([Timestamp(), Type.Null()]),
+});

@@ -1,0 +1,160 @@
+// Partners, merchants and their API keys: the operator's operations (admin API and CLI share them) and
+// the key lookup behind authentication.
+import type { Mode } from '../config.ts';
+import type { Queryable, Transaction } from '../db/database.ts';
+import { notFound } from '../http/errors.ts';
+import * as ledger from '../ledger/service.ts';
+import { generateApiKey } from './keys.ts';
+import * as store from './store.ts';
+import type { ApiKeyRow, KeyOwnerRow, MerchantRow, MerchantStatus, PartnerRow } from './store.ts';
+
+export type { ApiKeyRow, KeyOwnerRow, MerchantRow, MerchantStatus, PartnerRow } from './store.ts';
+
+/** Channel telling every instance to drop its cached key verifications (revocation, suspension, module change). */
+export const AUTH_CHANGED_CHANNEL = 'mps_auth_changed';
+
+export const DEFAULT_CITY = 'La Paz';
+export const DEFAULT_MCC = '5999';
+
+export interface CreatedPartner {
+  partner: PartnerRow;
+  masterKey: string;
+  keyPrefix: string;
+}
+
+export async function createPartner(tx: Transaction, name: string, mode: Mode, now: Date): Promise<CreatedPartner> {
+  const partner = await store.insertPartner(tx, name, now);
+  const key = generateApiKey('partner', mode);
+  await store.insertApiKey(tx, { keyPrefix: key.keyPrefix, keyHash: key.keyHash, owner: { kind: 'partner', partnerId: partner.id } }, now);
+  return { partner, masterKey: key.apiKey, keyPrefix: key.keyPrefix };
+}
+
+export interface NewMerchant {
+  name: string;
+  city?: string;
+  mcc?: string;
+  achEnabled?: boolean;
+  partnerId?: number | null;
+}
+
+export interface CreatedMerchant {
+  merchant: MerchantRow;
+  apiKey: string;
+  keyPrefix: string;
+}
+
+/** Creates a merchant with its zero balance and first API key. Throws 404 for an unknown partner. */
+export async function createMerchant(tx: Transaction, request: NewMerchant, mode: Mode, now: Date): Promise<CreatedMerchant> {
+  const partnerId = request.partnerId ?? null;
+  if (partnerId !== null && !(await store.findPartner(tx, partnerId))) throw notFound('partner');
+  const merchant = await store.insertMerchant(tx, {
+    name: request.name,
+    city: request.city ?? DEFAULT_CITY,
+    mcc: request.mcc ?? DEFAULT_MCC,
+    achEnabled: request.achEnabled ?? false,
+    partnerId,
+  }, now);
+  await ledger.openBalance(tx, merchant.business_code, now);
+  const { apiKey, keyPrefix } = await createMerchantApiKey(tx, merchant.business_code, mode, now);
+  return { merchant, apiKey, keyPrefix };
+}
+
+export async function getMerchant(db: Queryable, businessCode: number): Promise<MerchantRow> {
+  const merchant = await store.findMerchant(db, businessCode);
+  if (!merchant) throw notFound('merchant');
+  return merchant;
+}
+
+export async function listMerchants(db: Queryable): Promise<MerchantRow[]> {
+  return store.listMerchants(db);
+}
+
+export async function listPartners(db: Queryable): Promise<PartnerRow[]> {
+  return store.listPartners(db);
+}
+
+/** Turns the ACH module on or off and suspends or reactivates; every instance drops cached keys within moments. */
+export async function updateMerchant(
+  tx: Transaction,
+  businessCode: number,
+  settings: { achEnabled?: boolean; status?: MerchantStatus },
+  now: Date,
+): Promise<MerchantRow> {
+  const merchant = await store.updateMerchantSettings(tx, businessCode, {
+    achEnabled: settings.achEnabled ?? null,
+    status: settings.status ?? null,
+  }, now);
+  if (!merchant) throw notFound('merchant');
+  tx.notifyAfterCommit(AUTH_CHANGED_CHANNEL);
+  return merchant;
+}
+
+export async function createMerchantApiKey(tx: Transaction, businessCode: number, mode: Mode, now: Date): Promise<{ apiKey: string; keyPrefix: string }> {
+  if (!(await store.findMerchant(tx, businessCode))) throw notFound('merchant');
+  const key = generateApiKey('merchant', mode);
+  await store.insertApiKey(tx, { keyPrefix: key.keyPrefix, keyHash: key.keyHash, owner: { kind: 'merchant', businessCode } }, now);
+  return { apiKey: key.apiKey, keyPrefix: key.keyPrefix };
+}
+
+export async function createPartnerMasterKey(tx: Transaction, partnerId: number, mode: Mode, now: Date): Promise<{ masterKey: string; keyPrefix: string }> {
+  if (!(await store.findPartner(tx, partnerId))) throw notFound('partner');
+  const key = generateApiKey('partner', mode);
+  await store.insertApiKey(tx, { keyPrefix: key.keyPrefix, keyHash: key.keyHash, owner: { kind: 'partner', partnerId } }, now);
+  return { masterKey: key.apiKey, keyPrefix: key.keyPrefix };
+}
+
+export async function listMerchantApiKeys(db: Queryable, businessCode: number): Promise<ApiKeyRow[]> {
+  await getMerchant(db, businessCode);
+  return store.listApiKeysOfMerchant(db, businessCode);
+}
+
+export async function listPartnerApiKeys(db: Queryable, partnerId: number): Promise<ApiKeyRow[]> {
+  if (!(await store.findPartner(db, partnerId))) throw notFound('partner');
+  return store.listApiKeysOfPartner(db, partnerId);
+}
+
+/** Revokes a live key by its prefix; 404 when no live key has it. */
+export async function revokeApiKey(tx: Transaction, keyPrefix: string, now: Date): Promise<ApiKeyRow> {
+  const key = await store.revokeApiKey(tx, keyPrefix, now);
+  if (!key) throw notFound('API key');
+  tx.notifyAfterCommit(AUTH_CHANGED_CHANNEL);
+  return key;
+}
+
+export async function findKeyOwner(db: Queryable, keyHash: string): Promise<KeyOwnerRow | undefined> {
+  return store.findKeyOwnerByHash(db, keyHash);
+}
+
+export async function recordKeyUse(db: Queryable, keyId: number, now: Date): Promise<void> {
+  await store.touchApiKey(db, keyId, now);
+}
+
+/** True when nothing but the platform account exists yet (first run). */
+export async function isEmpty(db: Queryable): Promise<boolean> {
+  return (await store.countOrdinaryMerchantsAndPartners(db)) === 0;
+}
+
+/** The wire form of an API key listing row (API.md §8). */
+export function toApiKeyListing(key: ApiKeyRow) {
+  return {
+    key_prefix: key.key_prefix,
+    created_at: key.created_at.toISOString(),
+    last_used_at: key.last_used_at?.toISOString() ?? null,
+    revoked_at: key.revoked_at?.toISOString() ?? null,
+  };
+}
+
+/** The wire form of a merchant for the operator. */
+export function toMerchantView(merchant: MerchantRow) {
+  return {
+    business_code: merchant.business_code,
+    name: merchant.name,
+    city: merchant.city,
+    mcc: merchant.mcc,
+    status: merchant.status,
+    ach_enabled: merchant.ach_enabled,
+    partner_id: merchant.partner_id,
+    created_at: merchant.created_at.toISOString(),
+    updated_at: merchant.updated_at.toISOString(),
+  };
+}

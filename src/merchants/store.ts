@@ -1,0 +1,186 @@
+// SQL of partners, merchants and API keys. Every function takes the transaction (or the database for a single read) first.
+import type { Queryable } from '../db/database.ts';
+import type { KeyOwnerKind } from './keys.ts';
+
+export type MerchantStatus = 'active' | 'suspended';
+
+export interface MerchantRow {
+  business_code: number;
+  name: string;
+  city: string;
+  mcc: string;
+  status: MerchantStatus;
+  ach_enabled: boolean;
+  partner_id: number | null;
+  is_platform: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PartnerRow {
+  id: number;
+  name: string;
+  created_at: Date;
+}
+
+export interface ApiKeyRow {
+  id: number;
+  key_prefix: string;
+  owner_kind: KeyOwnerKind;
+  business_code: number | null;
+  partner_id: number | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** What a verified key stands for, read in one statement on the authentication path. */
+export interface KeyOwnerRow {
+  key_id: number;
+  key_prefix: string;
+  owner_kind: KeyOwnerKind;
+  business_code: number | null;
+  partner_id: number | null;
+  merchant_status: MerchantStatus | null;
+  ach_enabled: boolean | null;
+}
+
+const MERCHANT_COLUMNS = 'business_code, name, city, mcc, status, ach_enabled, partner_id, is_platform, created_at, updated_at';
+const API_KEY_COLUMNS = 'id, key_prefix, owner_kind, business_code, partner_id, created_at, last_used_at, revoked_at';
+
+export async function insertPartner(tx: Queryable, name: string, now: Date): Promise<PartnerRow> {
+  const { rows } = await tx.query<PartnerRow>(
+    'insert into partners (name, created_at) values ($1::text, $2::timestamptz) returning id, name, created_at',
+    [name, now],
+  );
+  return rows[0]!;
+}
+
+export async function findPartner(tx: Queryable, partnerId: number): Promise<PartnerRow | undefined> {
+  const { rows } = await tx.query<PartnerRow>('select id, name, created_at from partners where id = $1::bigint', [partnerId]);
+  return rows[0];
+}
+
+export async function listPartners(tx: Queryable): Promise<PartnerRow[]> {
+  const { rows } = await tx.query<PartnerRow>('select id, name, created_at from partners order by id');
+  return rows;
+}
+
+export async function insertMerchant(
+  tx: Queryable,
+  merchant: { name: string; city: string; mcc: string; achEnabled: boolean; partnerId: number | null },
+  now: Date,
+): Promise<MerchantRow> {
+  const { rows } = await tx.query<MerchantRow>(
+    `insert into merchants (name, city, mcc, ach_enabled, partner_id, created_at, updated_at)
+     values ($1::text, $2::text, $3::text, $4::boolean, $5::bigint, $6::timestamptz, $6::timestamptz)
+     returning ${MERCHANT_COLUMNS}`,
+    [merchant.name, merchant.city, merchant.mcc, merchant.achEnabled, merchant.partnerId, now],
+  );
+  return rows[0]!;
+}
+
+export async function findMerchant(tx: Queryable, businessCode: number): Promise<MerchantRow | undefined> {
+  const { rows } = await tx.query<MerchantRow>(`select ${MERCHANT_COLUMNS} from merchants where business_code = $1::bigint`, [businessCode]);
+  return rows[0];
+}
+
+export async function listMerchants(tx: Queryable): Promise<MerchantRow[]> {
+  const { rows } = await tx.query<MerchantRow>(`select ${MERCHANT_COLUMNS} from merchants order by business_code`);
+  return rows;
+}
+
+/** Sets the given settings of a merchant; a null setting is left as it is. */
+export async function updateMerchantSettings(
+  tx: Queryable,
+  businessCode: number,
+  settings: { achEnabled: boolean | null; status: MerchantStatus | null },
+  now: Date,
+): Promise<MerchantRow | undefined> {
+  const { rows } = await tx.query<MerchantRow>(
+    `update merchants
+        set ach_enabled = coalesce($2::boolean, ach_enabled),
+            status = coalesce($3::text, status),
+            updated_at = $4::timestamptz
+      where business_code = $1::bigint
+      returning ${MERCHANT_COLUMNS}`,
+    [businessCode, settings.achEnabled, settings.status, now],
+  );
+  return rows[0];
+}
+
+export async function insertApiKey(
+  tx: Queryable,
+  key: { keyPrefix: string; keyHash: string; owner: { kind: 'merchant'; businessCode: number } | { kind: 'partner'; partnerId: number } },
+  now: Date,
+): Promise<ApiKeyRow> {
+  const { rows } = await tx.query<ApiKeyRow>(
+    `insert into api_keys (key_prefix, key_hash, owner_kind, business_code, partner_id, created_at)
+     values ($1::text, $2::text, $3::text, $4::bigint, $5::bigint, $6::timestamptz)
+     returning ${API_KEY_COLUMNS}`,
+    [
+      key.keyPrefix,
+      key.keyHash,
+      key.owner.kind,
+      key.owner.kind === 'merchant' ? key.owner.businessCode : null,
+      key.owner.kind === 'partner' ? key.owner.partnerId : null,
+      now,
+    ],
+  );
+  return rows[0]!;
+}
+
+export async function listApiKeysOfMerchant(tx: Queryable, businessCode: number): Promise<ApiKeyRow[]> {
+  const { rows } = await tx.query<ApiKeyRow>(
+    `select ${API_KEY_COLUMNS} from api_keys where business_code = $1::bigint order by created_at, id`,
+    [businessCode],
+  );
+  return rows;
+}
+
+export async function listApiKeysOfPartner(tx: Queryable, partnerId: number): Promise<ApiKeyRow[]> {
+  const { rows } = await tx.query<ApiKeyRow>(
+    `select ${API_KEY_COLUMNS} from api_keys where partner_id = $1::bigint order by created_at, id`,
+    [partnerId],
+  );
+  return rows;
+}
+
+/** Revokes a key that is not revoked yet; undefined when no such live key exists. */
+export async function revokeApiKey(tx: Queryable, keyPrefix: string, now: Date): Promise<ApiKeyRow | undefined> {
+  const { rows } = await tx.query<ApiKeyRow>(
+    `update api_keys set revoked_at = $2::timestamptz
+      where key_prefix = $1::text and revoked_at is null
+      returning ${API_KEY_COLUMNS}`,
+    [keyPrefix, now],
+  );
+  return rows[0];
+}
+
+export async function findKeyOwnerByHash(tx: Queryable, keyHash: string): Promise<KeyOwnerRow | undefined> {
+  const { rows } = await tx.query<KeyOwnerRow>(
+    `select k.id as key_id, k.key_prefix, k.owner_kind, k.business_code, k.partner_id,
+            m.status as merchant_status, m.ach_enabled
+       from api_keys k
+       left join merchants m on m.business_code = k.business_code
+      where k.key_hash = $1::text and k.revoked_at is null`,
+    [keyHash],
+  );
+  return rows[0];
+}
+
+/** Records a key's use; skipped when it was recorded less than a minute ago (POS terminals poll every 2 s). */
+export async function touchApiKey(tx: Queryable, keyId: number, now: Date): Promise<void> {
+  await tx.query(
+    `update api_keys set last_used_at = $2::timestamptz
+      where id = $1::bigint and (last_used_at is null or last_used_at < $2::timestamptz - interval '1 minute')`,
+    [keyId, now],
+  );
+}
+
+export async function countOrdinaryMerchantsAndPartners(tx: Queryable): Promise<number> {
+  const { rows } = await tx.query<{ total: number }>(
+    `select (select count(*) from merchants where not is_platform) + (select count(*) from partners) as total`,
+  );
+  return Number(rows[0]!.total);
+}

@@ -1,0 +1,138 @@
+// Starts the real app (buildApp, as main.ts does) on a real port over a test database, and talks to it
+// over HTTP with fetch. Fixtures are made through the operator API, never by inserting rows.
+import type { FastifyPluginAsync } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { AppContext } from '../../src/context.ts';
+import type { Database } from '../../src/db/database.ts';
+import { buildApp, type App } from '../../src/http/app.ts';
+import { createLogger } from '../../src/http/logging.ts';
+import type { Clock } from '../../src/time.ts';
+import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/** A clock the test moves by hand, starting from a fixed instant. */
+export class TestClock implements Clock {
+  private current: number;
+  constructor(start = '2026-11-22T16:00:00.000Z') {
+    this.current = Date.parse(start);
+  }
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+  set(iso: string): void {
+    this.current = Date.parse(iso);
+  }
+}
+
+export interface TestResponse<Body = any> {
+  status: number;
+  headers: Headers;
+  body: Body;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** X-API-KEY. */
+  apiKey?: string;
+  /** Authorization: Bearer (defaults to the test ADMIN_TOKEN on /admin routes). */
+  adminToken?: string | null;
+}
+
+export interface TestApp {
+  kind: DatabaseKind;
+  app: App;
+  db: Database;
+  database: TestDatabase;
+  config: Config;
+  clock: TestClock;
+  baseUrl: string;
+  request<Body = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<Body>>;
+  /** Creates a merchant through the operator API; returns its business_code and API key. */
+  createMerchant(options?: { name?: string; ach_enabled?: boolean; partner_id?: number }): Promise<{ businessCode: number; apiKey: string; keyPrefix: string }>;
+  /** Creates a partner through the operator API; returns its id and master key. */
+  createPartner(name?: string): Promise<{ partnerId: number; masterKey: string; keyPrefix: string }>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  kind: DatabaseKind;
+  env?: Record<string, string>;
+  plugins?: FastifyPluginAsync<AppContext>[];
+  /** Reuse a database (a second instance on the same PostgreSQL database). */
+  database?: TestDatabase;
+  /** Open a second pool on `database` instead of sharing its Database object. */
+  separatePool?: boolean;
+  clock?: TestClock;
+}
+
+export async function startTestApp(options: StartOptions): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase(options.kind));
+  const ownsDatabase = !options.database;
+  const db = options.separatePool ? await database.openAnother() : database.db;
+  const config = loadConfig({
+    DATABASE_URL: 'memory://', // replaced below: the test decides the database
+    ADMIN_TOKEN,
+    RATE_LIMIT: 'off',
+    LOG_LEVEL: 'silent',
+    SANDBOX_SETTLEMENT: 'off',
+    ...options.env,
+  });
+  const clock = options.clock ?? new TestClock();
+  const app = await buildApp({ config, db, clock }, { plugins: options.plugins, logger: createLogger(config.logLevel) });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+
+  const request = async <Body = any>(method: string, path: string, requestOptions: RequestOptions = {}): Promise<TestResponse<Body>> => {
+    const headers: Record<string, string> = { accept: 'application/json', ...requestOptions.headers };
+    if (requestOptions.apiKey !== undefined) headers['x-api-key'] = requestOptions.apiKey;
+    const adminToken = requestOptions.adminToken === undefined ? ADMIN_TOKEN : requestOptions.adminToken;
+    if (path.startsWith('/admin/') && adminToken !== null && !('authorization' in headers)) headers.authorization = `Bearer ${adminToken}`;
+    let body: string | undefined;
+    if (requestOptions.rawBody !== undefined) {
+      body = requestOptions.rawBody;
+    } else if (requestOptions.body !== undefined) {
+      body = JSON.stringify(requestOptions.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(baseUrl + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed as Body, text };
+  };
+
+  return {
+    kind: options.kind,
+    app,
+    db,
+    database,
+    config,
+    clock,
+    baseUrl,
+    request,
+    async createMerchant(merchant = {}) {
+      const response = await request('POST', '/admin/v1/merchants', { body: { name: 'Test Merchant', ...merchant } });
+      if (response.status !== 201) throw new Error(`creating a merchant answered ${response.status}: ${response.text}`);
+      return { businessCode: response.body.business_code, apiKey: response.body.api_key, keyPrefix: response.body.key_prefix };
+    },
+    async createPartner(name = 'Test Partner') {
+      const response = await request('POST', '/admin/v1/partners', { body: { name } });
+      if (response.status !== 201) throw new Error(`creating a partner answered ${response.status}: ${response.text}`);
+      return { partnerId: response.body.id, masterKey: response.body.master_key, keyPrefix: response.body.key_prefix };
+    },
+    async close() {
+      await app.close();
+      if (options.separatePool) await db.close();
+      if (ownsDatabase) await database.drop();
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// Each test file gets its own database: a clone of the migrated template on PostgreSQL, or a fresh
+// migrated in-memory PGlite (PATTERNS.md 11).
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { openPglite } from '../../src/db/pglite.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import { databaseUrlWithName } from './postgres-url.ts';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+/** The databases this run tests on: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
+export function databaseKinds(): DatabaseKind[] {
+  return inject('postgresTemplate') ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+/** Only PostgreSQL, for tests that prove something about concurrency (PGlite runs one transaction at a time). */
+export function postgresOnly(): DatabaseKind[] {
+  return inject('postgresTemplate') ? ['postgres'] : [];
+}
+
+export interface TestDatabase {
+  kind: DatabaseKind;
+  db: Database;
+  /** The PostgreSQL URL of this database (for a second process or pool); undefined on PGlite. */
+  url?: string;
+  /** Opens another pool on the same database (PostgreSQL only): a second service instance. */
+  openAnother(): Promise<Database>;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const db = await openPglite();
+    await migrate(db);
+    return {
+      kind,
+      db,
+      openAnother: () => Promise.reject(new Error('PGlite is one connection in one process')),
+      drop: () => db.close(),
+    };
+  }
+  const serverUrl = process.env.TEST_DATABASE_URL!;
+  const name = `mps_test_${randomBytes(6).toString('hex')}`;
+  await withAdmin(serverUrl, (admin) => admin.query(`create database ${name} template ${inject('postgresTemplate')}`));
+  const url = databaseUrlWithName(serverUrl, name);
+  const db = await openPostgres({ url });
+  const others: Database[] = [];
+  return {
+    kind,
+    db,
+    url,
+    async openAnother() {
+      const other = await openPostgres({ url });
+      others.push(other);
+      return other;
+    },
+    async drop() {
+      for (const other of others) await other.close().catch(() => {});
+      await db.close().catch(() => {});
+      await withAdmin(serverUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
+/** A fresh empty PostgreSQL database with no migrations applied (migration tests). */
+export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const serverUrl = process.env.TEST_DATABASE_URL!;
+  const name = `mps_test_${randomBytes(6).toString('hex')}`;
+  await withAdmin(serverUrl, (admin) => admin.query(`create database ${name}`));
+  return {
+    url: databaseUrlWithName(serverUrl, name),
+    drop: () => withAdmin(serverUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+  };
+}
+
+async function withAdmin<T>(url: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
