@@ -1,0 +1,37 @@
+// Page-number pagination shared by every list (API.md §6): `page` ≥ 1, `per_page` 1–100 (default 15),
+// `{ data, meta }` with `last_page = max(1, ceil(total / per_page))`; a page past the end is `data: []`.
+import { Type, type TSchema } from '@sinclair/typebox';
+import { PaginationMetaSchema } from './schemas.ts';
+
+export const DEFAULT_PER_PAGE = 15;
+export const MAX_PER_PAGE = 100;
+
+/** Querystring properties of every paginated list; spread into the route's own querystring schema. */
+export const PaginationQueryProperties = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `Items per page, 1–${MAX_PER_PAGE}` })),
+};
+
+/** The `{ data, meta }` envelope of a list of `item`. */
+export function PageSchema<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item), meta: PaginationMetaSchema });
+}
+
+export interface PageRequest {
+  page: number;
+  perPage: number;
+}
+
+/** The page asked for, with the defaults applied. */
+export function pageRequest(query: { page?: number; per_page?: number }): PageRequest {
+  return { page: query.page ?? 1, perPage: query.per_page ?? DEFAULT_PER_PAGE };
+}
+
+/** Rows to skip before the page (SQL OFFSET). */
+export function pageOffset({ page, perPage }: PageRequest): number {
+  return (page - 1) * perPage;
+}
+
+export function pageMeta(total: number, { page, perPage }: PageRequest) {
+  return { current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)), per_page: perPage, total };
+}
