@@ -45,3 +45,24 @@ export const Timestamp = (description?: string) =>
 export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
+
+/**
+ * An amount in BOB: a JSON number or numeric string with at most two decimals, from `minCentavos` to
+ * `maxCentavos` inclusive (the `x-money` keyword of validation.ts; parse it with money.ts parseAmount).
+ */
+export function MoneyAmount(minCentavos: number, maxCentavos: number, options: { description?: string } = {}) {
+  return Type.Unsafe<number | string>({
+    type: ['number', 'string'],
+    'x-money': { min: minCentavos, max: maxCentavos },
+    description: options.description ?? `Amount in BOB, ${(minCentavos / 100).toFixed(2)} to ${(maxCentavos / 100).toFixed(2)}, at most two decimals`,
+    example: 150.5,
+  });
+}
+
+/** `currency`: only BOB; anything else is 422 `unsupported_currency`. */
+export const CurrencySchema = Type.Unsafe<'BOB'>({
+  type: 'string',
+  enum: ['BOB'],
+  'x-error-code': 'unsupported_currency',
+  description: 'Only BOB',
+});

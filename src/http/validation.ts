@@ -11,7 +11,7 @@ import { ApiError, type FieldError, type FieldErrorCode } from './errors.ts';
 const addFormats = addFormatsModule.default;
 
 /** Keywords that only document a schema (OpenAPI), which Ajv must accept without validating. */
-const ANNOTATION_KEYWORDS = ['example', 'x-format-hint'];
+const ANNOTATION_KEYWORDS = ['example', 'x-format-hint', 'x-error-code'];
 
 function newAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({
@@ -159,7 +159,7 @@ function toFieldError(error: ErrorObject): FieldError | null {
       return field('invalid_format', hint ?? (error.keyword === 'format' ? `must be a valid ${params.format}` : 'has an invalid format'));
     }
     case 'enum':
-      return field('invalid_value', `must be one of: ${(params.allowedValues as unknown[]).map(String).join(', ')}`);
+      return field(errorCodeOf(error) ?? 'invalid_value', `must be one of: ${(params.allowedValues as unknown[]).map(String).join(', ')}`);
     case 'const':
       return field('invalid_value', `must be ${JSON.stringify(params.allowedValue)}`);
     case 'x-money':
@@ -172,6 +172,11 @@ function toFieldError(error: ErrorObject): FieldError | null {
     default:
       return field('invalid_value', error.message ?? 'is invalid');
   }
+}
+
+/** A schema may name the field code its enum failure answers with (`x-error-code: unsupported_currency`). */
+function errorCodeOf(error: ErrorObject): FieldErrorCode | undefined {
+  return (error.parentSchema as { 'x-error-code'?: FieldErrorCode } | undefined)?.['x-error-code'];
 }
 
 function describeType(type: unknown): string {

@@ -9,16 +9,16 @@ import type { App } from '../../src/http/app.ts';
 import { callerScope, merchantOf, partnerOf } from '../../src/http/auth.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { sendIdempotentResult } from '../../src/http/idempotent-reply.ts';
-import { StrictObject } from '../../src/http/schemas.ts';
+import { CurrencySchema, MoneyAmount, StrictObject } from '../../src/http/schemas.ts';
 import { runIdempotent } from '../../src/idempotency/service.ts';
 import * as ledger from '../../src/ledger/service.ts';
 import { parseAmount } from '../../src/money.ts';
 
-const MoneyAmount = Type.Unsafe<number | string>({ type: ['number', 'string'], 'x-money': { min: 10, max: 2_000_000 } });
 
 export const MovementBody = StrictObject({
   business_code: Type.Integer(),
-  amount: MoneyAmount,
+  amount: MoneyAmount(10, 2_000_000),
+  currency: Type.Optional(CurrencySchema),
   direction: Type.Optional(Type.Unsafe<'credit' | 'debit'>({ type: 'string', enum: ['credit', 'debit'] })),
   reference: Type.Optional(Type.String({ maxLength: 50 })),
   /** Holds the transaction open this long (ms) before committing, to test IDEMPOTENCY_KEY_IN_USE. */
