@@ -5,6 +5,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from 'fastify';
+import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { registerLedgerRoutes } from '../ledger/routes.ts';
 import { registerAdminRoutes } from '../merchants/admin-routes.ts';
@@ -54,6 +55,8 @@ export interface BuildAppOptions {
   plugins?: FastifyPluginAsync<AppContext>[];
   /** Logger destination override (tests silence it). */
   logger?: import('fastify').FastifyBaseLogger;
+  /** Registry served on /metrics; main.ts shares it with the background jobs so their metrics appear too. */
+  metrics?: Registry;
 }
 
 export async function buildApp(context: AppContext, options: BuildAppOptions = {}): Promise<App> {
@@ -152,7 +155,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
 
-  const metrics = createMetricsRegistry();
+  const metrics = options.metrics ?? createMetricsRegistry();
   registerHttpMetrics(app, metrics);
 
   await app.register(fastifySwagger, {
