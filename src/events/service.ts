@@ -68,15 +68,12 @@ export async function getEventOfOwner(tx: Queryable, owner: EventOwner, eventId:
 }
 
 /**
- * Claims up to `limit` committed events not yet handed to consumers, oldest first, locking them
- * (SKIP LOCKED) until `tx` ends, so several processes fan out disjoint batches. Mark them published in the same `tx`.
+ * Claims up to `limit` committed events not yet handed to consumers, oldest first, and marks them
+ * published, inside `tx`: if the consumer's work in `tx` fails, they are unpublished again. SKIP LOCKED
+ * lets several processes claim disjoint batches.
  */
-export async function claimUnpublishedEvents(tx: Transaction, limit: number): Promise<EventRow[]> {
-  return store.claimUnpublishedEvents(tx, limit);
-}
-
-export async function markEventsPublished(tx: Transaction, eventIds: string[], now: Date): Promise<void> {
-  await store.markEventsPublished(tx, eventIds, now);
+export async function claimUnpublishedEvents(tx: Transaction, limit: number, now: Date): Promise<EventRow[]> {
+  return store.claimUnpublishedEvents(tx, limit, now);
 }
 
 /** Events by id (any owner): for workers that deliver events they reference by id. */

@@ -68,21 +68,19 @@ export async function findEventOfOwner(tx: Queryable, ownerKind: EventOwnerKind,
   return rows[0];
 }
 
-/** Oldest unpublished events first (index events_unpublished); SKIP LOCKED lets other processes take the next ones. */
-export async function claimUnpublishedEvents(tx: Queryable, limit: number): Promise<EventRow[]> {
+/**
+ * Claims the oldest unpublished events (index events_unpublished) and marks them published in one
+ * statement; SKIP LOCKED lets other processes take the next ones. The caller's transaction makes the
+ * mark undo itself if the caller's own work fails.
+ */
+export async function claimUnpublishedEvents(tx: Queryable, limit: number, now: Date): Promise<EventRow[]> {
   const { rows } = await tx.query<EventRow>(
-    `select ${EVENT_COLUMNS} from events where published_at is null
-      order by sequence limit $1::integer for update skip locked`,
-    [limit],
+    `update events set published_at = $2::timestamptz
+      where id in (select id from events where published_at is null order by sequence limit $1::integer for update skip locked)
+      returning ${EVENT_COLUMNS}`,
+    [limit, now],
   );
-  return rows;
-}
-
-export async function markEventsPublished(tx: Queryable, eventIds: string[], now: Date): Promise<void> {
-  await tx.query(
-    'update events set published_at = $2::timestamptz where id = any($1::text[]) and published_at is null',
-    [eventIds, now],
-  );
+  return rows.sort((a, b) => a.sequence - b.sequence);
 }
 
 export async function findEventsByIds(tx: Queryable, eventIds: string[]): Promise<EventRow[]> {

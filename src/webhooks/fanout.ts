@@ -2,7 +2,8 @@
 // endpoint of the event's owner, and marks the events published, in one transaction. Events are claimed
 // through the events service with SKIP LOCKED, so any number of processes can run it; the unique
 // (event, endpoint) constraint makes a repeated fan-out harmless. Woken by the events channel after every
-// emit's commit; it wakes the dispatchers in turn after its own commit.
+// emit's commit; it wakes the dispatchers in turn after its own commit (this process's directly, others
+// by NOTIFY).
 import type { Database } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import type { Clock } from '../time.ts';
@@ -19,6 +20,8 @@ export interface FanoutOptions {
   clock: Clock;
   metrics?: WebhookMetrics;
   batchSize?: number;
+  /** Called after a commit that created deliveries: wakes this process's dispatcher without a NOTIFY round trip. */
+  onDeliveriesCreated?: () => void;
 }
 
 export class Fanout {
@@ -33,17 +36,17 @@ export class Fanout {
     const { db, clock, metrics } = this.options;
     const now = clock.now();
     const { claimed, deliveries } = await db.transaction(async (tx) => {
-      const batch = await events.claimUnpublishedEvents(tx, this.batchSize);
+      const batch = await events.claimUnpublishedEvents(tx, this.batchSize, now);
       if (batch.length === 0) return { claimed: batch, deliveries: 0 };
       const deliveries = await store.insertDeliveriesForEvents(
         tx,
         batch.map((event) => ({ id: event.id, ownerKind: event.owner_kind, ownerId: event.owner_id, type: event.type })),
         now,
       );
-      await events.markEventsPublished(tx, batch.map((event) => event.id), now);
       if (deliveries > 0) tx.notifyAfterCommit(DELIVERIES_CHANNEL);
       return { claimed: batch, deliveries };
     });
+    if (deliveries > 0) this.options.onDeliveriesCreated?.();
     if (metrics) {
       const nowMs = clock.now().getTime();
       for (const event of claimed) metrics.outboxLag.observe(Math.max(0, nowMs - event.created_at.getTime()) / 1000);

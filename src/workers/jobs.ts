@@ -15,6 +15,10 @@ export interface BackgroundJobOptions {
 
 export function backgroundJobs({ config, db, clock }: AppContext, options: BackgroundJobOptions = {}): Job[] {
   const metrics = options.metrics ? webhookMetrics(options.metrics) : undefined;
+  const dispatcher = new Dispatcher({
+    db, clock, metrics, mode: config.mode, timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs,
+    onError: options.onError,
+  });
   return [
     {
       name: 'idempotency-purge',
@@ -22,11 +26,8 @@ export function backgroundJobs({ config, db, clock }: AppContext, options: Backg
       // Batches of 1,000 keep each delete short; a full batch means more may be waiting.
       runOnce: async () => (await purgeExpiredOutcomes(db, clock.now(), 1000)) === 1000,
     },
-    // Woken by every committed emit (EVENTS_CHANNEL); wakes the dispatcher after its own commit.
-    new Fanout({ db, clock, metrics }).job(),
-    new Dispatcher({
-      db, clock, metrics, mode: config.mode, timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs,
-      onError: options.onError,
-    }).job(),
+    // Woken by every committed emit (EVENTS_CHANNEL); wakes this process's dispatcher directly after its commit.
+    new Fanout({ db, clock, metrics, onDeliveriesCreated: () => dispatcher.wake() }).job(),
+    dispatcher.job(),
   ];
 }

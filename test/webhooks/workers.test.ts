@@ -25,7 +25,9 @@ describe.each(databaseKinds())('webhook workers in the runner on %s', (kind) => 
     metrics = createMetricsRegistry();
     t = await startTestApp({ kind, plugins: [fixtureRoutes], metrics });
     receiver = await startReceiver();
-    runner = new WorkerRunner(t.db, createLogger('silent'), backgroundJobs({ config: t.config, db: t.db, clock: t.clock }, { metrics }));
+    // Polls every minute only: whatever arrives within seconds was woken by the notification chain.
+    const jobs = backgroundJobs({ config: t.config, db: t.db, clock: t.clock }, { metrics }).map((job) => ({ ...job, intervalMs: 60_000 }));
+    runner = new WorkerRunner(t.db, createLogger('silent'), jobs);
     await runner.start();
   });
   afterAll(async () => {
@@ -34,7 +36,7 @@ describe.each(databaseKinds())('webhook workers in the runner on %s', (kind) => 
     await t.close();
   });
 
-  it('delivers each committed payment within milliseconds, woken by notifications rather than the 1 s poll', async () => {
+  it('delivers each committed payment at once, woken by notifications rather than by the poll', async () => {
     const merchant = await t.createMerchant();
     await createEndpoint(t, merchant.apiKey, { url: `${receiver.url}/live` });
     // A first payment warms up connections and query plans (PGlite compiles each statement on first use).
@@ -47,8 +49,8 @@ describe.each(databaseKinds())('webhook workers in the runner on %s', (kind) => 
       await waitFor(() => receiver.received.length === i, 3_000);
       latencies.push(performance.now() - started);
     }
-    // Three in a row each under half the poll interval: the LISTEN/NOTIFY chain (emit → fan-out → dispatcher) did it.
-    expect(Math.max(...latencies)).toBeLessThan(500);
+    // Far under the 60 s poll: the LISTEN/NOTIFY chain (emit → fan-out → dispatcher) did it. (Speed is measured in bench/.)
+    expect(Math.max(...latencies)).toBeLessThan(3_000);
   });
 
   it('serves webhook metrics on /metrics: attempts by outcome, attempt latency and outbox lag', async () => {
