@@ -54,6 +54,7 @@ export class Dispatcher {
   private writing: Promise<void> | null = null;
   private wakeRun: Promise<void> | null = null;
   private wakeAgain = false;
+  private stopped = false;
   // Keep-alive connections: a fresh TCP (and TLS) handshake per webhook would dominate latency.
   private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64 });
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64 });
@@ -66,6 +67,7 @@ export class Dispatcher {
 
   /** Claims one batch and starts sending it; true when more work may be waiting. */
   async runOnce(): Promise<boolean> {
+    if (this.stopped) return false;
     const capacity = this.maxInFlight - this.inFlight.size;
     if (capacity <= 0) {
       await Promise.race(this.inFlight);
@@ -121,6 +123,7 @@ export class Dispatcher {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.settled();
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
@@ -198,7 +201,11 @@ export class Dispatcher {
         // Live mode: resolve, refuse blocked addresses, connect to the checked address (ssrf.ts).
         ...(mode === 'live' ? { lookup: guardedLookup as unknown as typeof import('node:dns').lookup } : {}),
       });
-      const timer = setTimeout(() => request.destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => {
+        const error = new Error(`timed out after ${timeoutMs} ms`);
+        request.destroy(error);
+        reject(error); // settles even if the response had started and no further event comes
+      }, timeoutMs);
       request.on('response', (response) => {
         response.resume(); // the body is not read, only drained so the connection can be reused
         response.on('end', () => {

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as events from '../../src/events/service.ts';
-import { claimDueDeliveries } from '../../src/webhooks/store.ts';
+import { claimDueDeliveries, completeDeliveries } from '../../src/webhooks/store.ts';
 import { startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
@@ -246,6 +246,38 @@ describe.each(databaseKinds())('webhook delivery on %s', (kind) => {
     await commitPayment(t, merchant);
     await jobs.deliverAll();
     expect(receiver.received).toHaveLength(1);
+  });
+
+  it('delivers a partner\'s events to the partner\'s endpoints only', async () => {
+    const partner = await t.createPartner();
+    const merchant = await t.createMerchant({ partner_id: partner.partnerId });
+    const endpoint = await createEndpoint(t, partner.masterKey, { url: `${receiver.url}/partner` });
+    await createEndpoint(t, merchant.apiKey, { url: `${receiver.url}/merchant` });
+    await t.db.transaction((tx) =>
+      events.emit(tx, { kind: 'partner', partnerId: partner.partnerId }, 'onboarding_intent.completed', { code: 'oi_1', metadata: { order: 7 } }, t.clock.now()));
+    await jobs.deliverAll();
+    expect(receiver.received.map((w) => w.path)).toEqual(['/partner']);
+    expect(verifyWebhook(endpoint.secret, receiver.received[0]!)).toMatchObject({ type: 'onboarding_intent.completed', data: { metadata: { order: 7 } } });
+    const listed = await t.request('GET', '/api/v2/events', { apiKey: partner.masterKey });
+    expect(listed.body.data.map((e: { type: string }) => e.type)).toEqual(['onboarding_intent.completed']);
+    expect((await t.request('GET', '/api/v2/events', { apiKey: merchant.apiKey })).body.meta.total).toBe(0);
+  });
+
+  it('ignores the completion of a dispatcher whose lease was taken over', async () => {
+    const merchant = await newMerchant();
+    await createEndpoint(t, merchant.apiKey, { url: `${receiver.url}/guard` });
+    await commitPayment(t, merchant);
+    while (await jobs.fanout.runOnce());
+    const now = t.clock.now();
+    const [slow] = await t.db.transaction((tx) => claimDueDeliveries(tx, 'slow-worker', now, new Date(now.getTime() + 1_000), 10));
+    const later = new Date(now.getTime() + 2_000);
+    const [taken] = await t.db.transaction((tx) => claimDueDeliveries(tx, 'other-worker', later, new Date(later.getTime() + 70_000), 10));
+    expect(taken!.id).toBe(slow!.id);
+    const result = { deliveryId: slow!.id, eventId: slow!.event_id, endpointId: slow!.endpoint_id, attempt: slow!.attempts_total, outcome: 'succeeded' as const, statusCode: 200, durationMs: 5, error: null, sentAt: later, attempted: true };
+    const completed = await t.db.transaction((tx) => completeDeliveries(tx, 'slow-worker', [result], [5_000], later));
+    expect(completed).toEqual([]);
+    const held = await t.db.transaction((tx) => completeDeliveries(tx, 'other-worker', [{ ...result, attempt: taken!.attempts_total }], [5_000], later));
+    expect(held).toEqual([{ id: taken!.id, status: 'succeeded' }]);
   });
 
   it('retries a delivery whose dispatcher died mid-send once its lease has run out', async () => {

@@ -120,6 +120,15 @@ describe.each(databaseKinds())('webhook endpoints API on %s', (kind) => {
     expect(list.body.data.map((e: { id: string }) => e.id)).toEqual([endpoint.id]);
   });
 
+  it('documents the webhook and events routes in the OpenAPI document', async () => {
+    const response = await t.request('GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    const spec = JSON.parse(response.text);
+    for (const path of ['/api/v2/webhook-endpoints', '/api/v2/webhook-endpoints/{id}', '/api/v2/webhook-endpoints/{id}/rotate-secret', '/api/v2/events', '/api/v2/events/{id}', '/api/v2/events/{id}/redeliver']) {
+      expect(spec.paths[path], path).toBeDefined();
+    }
+  });
+
   it('needs an API key', async () => {
     const response = await t.request('GET', '/api/v2/webhook-endpoints');
     expect(response.status).toBe(401);
