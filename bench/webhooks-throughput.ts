@@ -107,7 +107,7 @@ async function main(): Promise<void> {
 
     // 2. drain
     await emitBatch(db, owner, EVENTS);
-    let runner = new WorkerRunner(db, createLogger('silent'), backgroundJobs(context));
+    const runner = new WorkerRunner(db, createLogger('silent'), backgroundJobs(context));
     let started = performance.now();
     await runner.start();
     await receiver.waitFor(EVENTS);
@@ -148,7 +148,6 @@ async function main(): Promise<void> {
     row('drain: events committed first, then workers start', `${drainRate.toFixed(0)} deliveries/s (${((drainRate / baselineRate) * 100).toFixed(0)}% of baseline)`);
     row('sustained: 32 writers emitting while workers deliver', `${sustainedRate.toFixed(0)} deliveries/s (emit alone: ${(EVENTS / emitSeconds).toFixed(0)} events/s)`);
     row(`latency, commit → receipt, ${latencyEvents} events at 100/s`, `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
-    runner = null as unknown as WorkerRunner;
   } finally {
     await receiver.close();
     await db.close();
