@@ -155,6 +155,23 @@ describe.each(databaseKinds())('webhook delivery on %s', (kind) => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it('stops retrying when the endpoint is disabled; after enabling it again a redelivery sends the event', async () => {
+    const merchant = await newMerchant();
+    const endpoint = await createEndpoint(t, merchant.apiKey, { url: `${receiver.url}/paused` });
+    receiver.answer = () => (receiver.received.length === 1 ? 500 : 200);
+    await commitPayment(t, merchant);
+    await jobs.deliverAll();
+    await t.request('PATCH', `/api/v2/webhook-endpoints/${endpoint.id}`, { apiKey: merchant.apiKey, body: { status: 'disabled' } });
+    t.clock.advance(60_000);
+    await jobs.deliverAll();
+    expect(receiver.received).toHaveLength(1);
+    await t.request('PATCH', `/api/v2/webhook-endpoints/${endpoint.id}`, { apiKey: merchant.apiKey, body: { status: 'enabled' } });
+    const eventId = receiver.received[0]!.headers['webhook-id'];
+    await t.request('POST', `/api/v2/events/${eventId}/redeliver`, { apiKey: merchant.apiKey });
+    await jobs.deliverAll();
+    expect(receiver.received.map((w) => w.headers['webhook-id'])).toEqual([eventId, eventId]);
+  });
+
   it('does not follow redirects: a 302 is a failed attempt', async () => {
     const merchant = await newMerchant();
     await createEndpoint(t, merchant.apiKey, { url: `${receiver.url}/moved` });
