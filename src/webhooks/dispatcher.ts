@@ -25,6 +25,12 @@ import type { ClaimedDelivery, DeliveryResult, EndpointRow } from './store.ts';
 const LEASE_MARGIN_MS = 60_000;
 const CLAIM_BATCH = 100;
 const MAX_IN_FLIGHT = 256;
+/**
+ * Sends in flight to one endpoint before its deliveries are skipped by this worker's claims. A claim
+ * can still add a batch on top, so the bound is soft: it keeps a receiver that hangs until the timeout,
+ * with a large backlog, from taking every slot and delaying other merchants' webhooks.
+ */
+const MAX_IN_FLIGHT_PER_ENDPOINT = 32;
 const MAX_ERROR_LENGTH = 500;
 
 export interface DispatcherOptions {
@@ -38,6 +44,7 @@ export interface DispatcherOptions {
   workerId?: string;
   batchSize?: number;
   maxInFlight?: number;
+  maxInFlightPerEndpoint?: number;
 }
 
 interface PendingCompletion {
@@ -49,20 +56,27 @@ export class Dispatcher {
   readonly workerId: string;
   private readonly batchSize: number;
   private readonly maxInFlight: number;
+  private readonly maxInFlightPerEndpoint: number;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlightByEndpoint = new Map<string, number>();
   private pendingCompletions: PendingCompletion[] = [];
   private writing: Promise<void> | null = null;
   private wakeRun: Promise<void> | null = null;
   private wakeAgain = false;
   private stopped = false;
-  // Keep-alive connections: a fresh TCP (and TLS) handshake per webhook would dominate latency.
-  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64 });
-  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64 });
+  // Keep-alive connections: a fresh TCP (and TLS) handshake per webhook would dominate latency. As many
+  // sockets as sends in flight, so no request waits in the agent's queue while its timeout runs.
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
 
   constructor(private readonly options: DispatcherOptions) {
     this.workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${randomBase62(8)}`;
     this.batchSize = options.batchSize ?? CLAIM_BATCH;
     this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
+    this.maxInFlightPerEndpoint = options.maxInFlightPerEndpoint ?? MAX_IN_FLIGHT_PER_ENDPOINT;
+    const agentOptions = { keepAlive: true, maxSockets: this.maxInFlight, maxFreeSockets: 64 };
+    this.httpAgent = new http.Agent(agentOptions);
+    this.httpsAgent = new https.Agent(agentOptions);
   }
 
   /** Claims one batch and starts sending it; true when more work may be waiting. */
@@ -78,17 +92,25 @@ export class Dispatcher {
     const now = clock.now();
     const leaseUntil = new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS);
     // One statement, atomic on its own: no explicit transaction, so a claim costs one round trip.
-    const claimed = await store.claimDueDeliveries(db, this.workerId, now, leaseUntil, limit);
+    const busy = [...this.inFlightByEndpoint].filter(([, count]) => count >= this.maxInFlightPerEndpoint).map(([id]) => id);
+    const claimed = await store.claimDueDeliveries(db, this.workerId, now, leaseUntil, limit, busy);
     if (claimed.length === 0) return false;
     const [eventsById, endpointsById] = await Promise.all([
       events.getEventsByIds(db, [...new Set(claimed.map((d) => d.event_id))]),
       store.findEndpointsByIds(db, [...new Set(claimed.map((d) => d.endpoint_id))]),
     ]);
     for (const delivery of claimed) {
-      const work = this.deliver(delivery, eventsById.get(delivery.event_id), endpointsById.get(delivery.endpoint_id))
-        .catch((error) => this.options.onError?.(error, 'webhook delivery'));
+      const endpointId = delivery.endpoint_id;
+      this.inFlightByEndpoint.set(endpointId, (this.inFlightByEndpoint.get(endpointId) ?? 0) + 1);
+      const work = this.deliver(delivery, eventsById.get(delivery.event_id), endpointsById.get(endpointId))
+        .catch((error) => this.options.onError?.(error, 'webhook delivery'))
+        .finally(() => {
+          this.inFlight.delete(work);
+          const left = (this.inFlightByEndpoint.get(endpointId) ?? 1) - 1;
+          if (left > 0) this.inFlightByEndpoint.set(endpointId, left);
+          else this.inFlightByEndpoint.delete(endpointId);
+        });
       this.inFlight.add(work);
-      void work.finally(() => this.inFlight.delete(work));
     }
     return claimed.length === limit;
   }

@@ -224,15 +224,20 @@ export async function scheduleRedelivery(
 
 /**
  * Claims up to `limit` due deliveries for `workerId` until `leaseUntil`: pending, due, and not leased (or
- * leased by a worker that died: its lease has run out). SKIP LOCKED lets concurrent dispatchers take
- * disjoint batches; the attempt counters move at claim time, so a send that kills its worker still counts.
+ * leased by a worker that died: its lease has run out, so no separate sweeper is needed). SKIP LOCKED
+ * lets concurrent dispatchers take disjoint batches; the attempt counters move at claim time, so a send
+ * that kills its worker still counts. Endpoints in `busyEndpointIds` (already at this worker's
+ * per-endpoint limit) are skipped, so one slow receiver's backlog cannot fill every sending slot.
  */
-export async function claimDueDeliveries(tx: Queryable, workerId: string, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  tx: Queryable, workerId: string, now: Date, leaseUntil: Date, limit: number, busyEndpointIds: string[] = [],
+): Promise<ClaimedDelivery[]> {
   const { rows } = await tx.query<ClaimedDelivery>(
     `with due as (
        select id from webhook_deliveries
         where status = 'pending' and next_attempt_at <= $2::timestamptz
           and (locked_until is null or locked_until < $2::timestamptz)
+          and endpoint_id <> all($5::text[])
         order by next_attempt_at, id
         limit $4::integer
         for update skip locked
@@ -242,7 +247,7 @@ export async function claimDueDeliveries(tx: Queryable, workerId: string, now: D
             attempts_total = d.attempts_total + 1, updated_at = $2::timestamptz
        from due where d.id = due.id
      returning d.id, d.event_id, d.endpoint_id, d.attempts, d.attempts_total`,
-    [workerId, now, leaseUntil, limit],
+    [workerId, now, leaseUntil, limit, busyEndpointIds],
   );
   return rows;
 }

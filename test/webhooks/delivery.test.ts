@@ -172,6 +172,27 @@ describe.each(databaseKinds())('webhook delivery on %s', (kind) => {
     expect(receiver.received.map((w) => w.headers['webhook-id'])).toEqual([eventId, eventId]);
   });
 
+  it('does not let a hanging endpoint with a backlog hold up another merchant\'s webhook', async () => {
+    const stuck = await newMerchant();
+    const other = await newMerchant();
+    const stuckEndpoint = await createEndpoint(t, stuck.apiKey, { url: `${receiver.url}/stuck` });
+    await createEndpoint(t, other.apiKey, { url: `${receiver.url}/fast` });
+    receiver.answer = (w) => (w.path === '/stuck' ? 'hang' : 200);
+    for (let i = 0; i < 12; i++) await commitPayment(t, stuck);
+    await commitPayment(t, other); // queued behind the 12 (same due time, created later)
+    const small = webhookJobs(t, { batchSize: 4, maxInFlight: 8, maxInFlightPerEndpoint: 4 });
+    while (await small.fanout.runOnce());
+    await small.dispatcher.runOnce(); // 4 sends to /stuck, which hang until the 300 ms timeout
+    await small.dispatcher.runOnce(); // /stuck is at its limit: the claim skips it and takes /fast
+    const deadline = performance.now() + 250;
+    while (!receiver.received.some((w) => w.path === '/fast') && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(receiver.received.filter((w) => w.path === '/fast')).toHaveLength(1);
+    expect(receiver.received.filter((w) => w.path === '/stuck')).toHaveLength(4);
+    await small.stop();
+    // Deleting the endpoint drops its backlog (pending deliveries fail), so later tests see none of it.
+    await t.request('DELETE', `/api/v2/webhook-endpoints/${stuckEndpoint.id}`, { apiKey: stuck.apiKey });
+  });
+
   it('does not follow redirects: a 302 is a failed attempt', async () => {
     const merchant = await newMerchant();
     await createEndpoint(t, merchant.apiKey, { url: `${receiver.url}/moved` });
