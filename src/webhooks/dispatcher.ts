@@ -30,7 +30,7 @@ const MAX_IN_FLIGHT = 256;
  * can still add a batch on top, so the bound is soft: it keeps a receiver that hangs until the timeout,
  * with a large backlog, from taking every slot and delaying other merchants' webhooks.
  */
-const MAX_IN_FLIGHT_PER_ENDPOINT = 32;
+const MAX_IN_FLIGHT_PER_ENDPOINT = 64;
 const MAX_ERROR_LENGTH = 500;
 
 export interface DispatcherOptions {
@@ -100,19 +100,33 @@ export class Dispatcher {
       store.findEndpointsByIds(db, [...new Set(claimed.map((d) => d.endpoint_id))]),
     ]);
     for (const delivery of claimed) {
-      const endpointId = delivery.endpoint_id;
-      this.inFlightByEndpoint.set(endpointId, (this.inFlightByEndpoint.get(endpointId) ?? 0) + 1);
-      const work = this.deliver(delivery, eventsById.get(delivery.event_id), endpointsById.get(endpointId))
+      // The endpoint's slot is freed as soon as the exchange ends, not when the result is written, so
+      // the next claim overlaps with the batched write.
+      const release = this.takeEndpointSlot(delivery.endpoint_id);
+      const work = this.deliver(delivery, eventsById.get(delivery.event_id), endpointsById.get(delivery.endpoint_id), release)
         .catch((error) => this.options.onError?.(error, 'webhook delivery'))
         .finally(() => {
+          release();
           this.inFlight.delete(work);
-          const left = (this.inFlightByEndpoint.get(endpointId) ?? 1) - 1;
-          if (left > 0) this.inFlightByEndpoint.set(endpointId, left);
-          else this.inFlightByEndpoint.delete(endpointId);
         });
       this.inFlight.add(work);
     }
     return claimed.length === limit;
+  }
+
+  /** Counts a send to the endpoint; the returned function (idempotent) gives the slot back. */
+  private takeEndpointSlot(endpointId: string): () => void {
+    this.inFlightByEndpoint.set(endpointId, (this.inFlightByEndpoint.get(endpointId) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.inFlightByEndpoint.get(endpointId) ?? 1) - 1;
+      if (left > 0) this.inFlightByEndpoint.set(endpointId, left);
+      else this.inFlightByEndpoint.delete(endpointId);
+      // The endpoint just went under its limit: its waiting deliveries can be claimed now, not at the next poll.
+      if (left === this.maxInFlightPerEndpoint - 1 && !this.stopped) this.wake();
+    };
   }
 
   /**
@@ -162,13 +176,16 @@ export class Dispatcher {
     };
   }
 
-  private async deliver(delivery: ClaimedDelivery, event: events.EventRow | undefined, endpoint: EndpointRow | undefined): Promise<void> {
+  private async deliver(
+    delivery: ClaimedDelivery, event: events.EventRow | undefined, endpoint: EndpointRow | undefined, exchangeEnded: () => void,
+  ): Promise<void> {
     const { clock, metrics } = this.options;
     const sentAt = clock.now();
     const base = { deliveryId: delivery.id, eventId: delivery.event_id, endpointId: delivery.endpoint_id, attempt: delivery.attempts_total, sentAt };
     if (!event || !endpoint || endpoint.status !== 'enabled' || endpoint.deleted_at) {
       // Disabled or deleted after the fan-out: nothing is sent.
       metrics?.attempts.inc({ outcome: 'endpoint_disabled' });
+      exchangeEnded();
       return this.complete({ ...base, outcome: 'abandoned', statusCode: null, durationMs: 0, error: 'endpoint disabled', attempted: false });
     }
     const body = JSON.stringify(events.toEventPayload(event));
@@ -184,6 +201,7 @@ export class Dispatcher {
       error = describeSendError(caught);
     }
     const durationMs = Math.round(performance.now() - started);
+    exchangeEnded();
     const succeeded = statusCode !== null && statusCode >= 200 && statusCode < 300;
     metrics?.attemptDuration.observe({ outcome: succeeded ? 'succeeded' : 'failed' }, durationMs / 1000);
     return this.complete({
