@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/http/logging.ts';
 import { createMetricsRegistry } from '../../src/http/metrics.ts';
+import { Dispatcher } from '../../src/webhooks/dispatcher.ts';
+import { Fanout } from '../../src/webhooks/fanout.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
 import { WorkerRunner } from '../../src/workers/runner.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -66,4 +68,33 @@ describe.each(databaseKinds())('webhook workers in the runner on %s', (kind) => 
     expect(response.text).toMatch(/webhook_outbox_lag_seconds_count 4/);
     expect(response.text).toMatch(/webhook_deliveries_created_total 4/);
   });
+});
+
+describe.each(databaseKinds())('webhook dispatcher with a per-endpoint limit on %s', (kind) => {
+  let t: TestApp;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await startTestApp({ kind, plugins: [fixtureRoutes] });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await t.close();
+  });
+
+  it('keeps sending to a busy endpoint as its sends finish, without waiting for the poll', async () => {
+    const merchant = await t.createMerchant();
+    await createEndpoint(t, merchant.apiKey, { url: `${receiver.url}/busy` });
+    const dispatcher = new Dispatcher({
+      db: t.db, clock: t.clock, mode: 'sandbox', timeoutMs: 5_000, retryScheduleMs: [5_000],
+      batchSize: 2, maxInFlightPerEndpoint: 2, workerId: 'busy-test',
+    });
+    const fanout = new Fanout({ db: t.db, clock: t.clock, onDeliveriesCreated: () => dispatcher.wake() });
+    for (let i = 0; i < 10; i++) await commitPayment(t, merchant);
+    await fanout.runOnce(); // wakes the dispatcher; from then on only finished sends wake it again
+    await waitFor(() => receiver.received.length === 10, 3_000);
+    await dispatcher.stop();
+    expect(receiver.received).toHaveLength(10);
+  });
+
 });
