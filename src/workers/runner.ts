@@ -78,7 +78,9 @@ export class WorkerRunner {
     this.stopped = true;
     for (const wake of [...this.wakers]) wake();
     await Promise.all(this.loops);
-    for (const job of this.jobs) await job.stop?.().catch((error) => this.log.error({ error: describeError(error), job: job.name }, `stopping ${job.name} failed`));
+    for (const job of this.jobs) {
+      await job.stop?.().catch((error) => this.log.error({ error: describeError(error), job: job.name }, `stopping ${job.name} failed`));
+    }
     for (const unlisten of this.unlisteners) await unlisten().catch(() => {});
   }
 }
