@@ -8,17 +8,22 @@
 //     concurrency as the dispatcher's connection pool), in this same run;
 //  2. drain: N events committed first, then the workers start: deliveries/s until the last arrives;
 //  3. sustained: events committed one per transaction by 32 concurrent writers while the workers run;
-//  4. latency: one event per transaction at a steady 100/s; time from the emit's commit to receipt.
+//  4. latency: one event per transaction at a steady 100/s; time from the emit's commit to receipt;
+//  5. latency through the API: POST /test/movements (the test fixture that credits the ledger and emits
+//     simple_qr.payment_received in one transaction behind auth + idempotency, standing in for a QR
+//     payment until that capability is merged) at a steady 50/s; time from sending the request to receipt.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import * as events from '../src/events/service.ts';
+import { buildApp } from '../src/http/app.ts';
 import { createLogger } from '../src/http/logging.ts';
+import { fixtureRoutes } from '../test/helpers/fixture-routes.ts';
 import * as merchants from '../src/merchants/service.ts';
 import { systemClock } from '../src/time.ts';
 import * as webhooks from '../src/webhooks/service.ts';
@@ -140,6 +145,31 @@ async function main(): Promise<void> {
     }
     await receiver.waitFor(latencyEvents);
     const latencies = [...committedAt].map(([id, at]) => receiver.arrivals.get(id)! - at).sort((a, b) => a - b);
+
+    // 5. through the API, on loopback
+    const app = await buildApp(context, { plugins: [fixtureRoutes], logger: createLogger('silent') });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const apiUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/test/movements`;
+    const apiRequests = Math.min(500, EVENTS);
+    const apiLatencies: number[] = [];
+    receiver.count = 0;
+    for (let i = 0; i < apiRequests; i++) {
+      const due = performance.now() + 20;
+      const sent = performance.now();
+      const response = await fetch(apiUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': created.apiKey, 'idempotency-key': randomUUID() },
+        body: JSON.stringify({ business_code: owner.businessCode, amount: '10.50' }),
+      });
+      if (response.status !== 201) throw new Error(`POST /test/movements answered ${response.status}`);
+      await response.arrayBuffer();
+      await receiver.waitFor(i + 1);
+      apiLatencies.push(performance.now() - sent);
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    apiLatencies.sort((a, b) => a - b);
+    await app.close();
     await runner.stop();
 
     const row = (label: string, value: string) => process.stdout.write(`${label.padEnd(58)} ${value}\n`);
@@ -148,6 +178,7 @@ async function main(): Promise<void> {
     row('drain: events committed first, then workers start', `${drainRate.toFixed(0)} deliveries/s (${((drainRate / baselineRate) * 100).toFixed(0)}% of baseline)`);
     row('sustained: 32 writers emitting while workers deliver', `${sustainedRate.toFixed(0)} deliveries/s (emit alone: ${(EVENTS / emitSeconds).toFixed(0)} events/s)`);
     row(`latency, commit → receipt, ${latencyEvents} events at 100/s`, `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
+    row(`latency, API request → receipt, ${apiRequests} at ≤ 50/s`, `p50 ${percentile(apiLatencies, 50).toFixed(1)} ms, p99 ${percentile(apiLatencies, 99).toFixed(1)} ms, max ${apiLatencies.at(-1)!.toFixed(1)} ms`);
   } finally {
     await receiver.close();
     await db.close();
