@@ -301,6 +301,17 @@ describe.each(databaseKinds())('webhook delivery on %s', (kind) => {
     expect((await t.request('GET', '/api/v2/events', { apiKey: merchant.apiKey })).body.meta.total).toBe(0);
   });
 
+  it('delivers the platform account\'s events once the operator registers an endpoint with a key of it', async () => {
+    const key = await t.request('POST', '/admin/v1/merchants/1000/api-keys');
+    expect(key.status).toBe(201);
+    const endpoint = await createEndpoint(t, key.body.api_key, { url: `${receiver.url}/platform`, events: ['simple_qr.payment_received'] });
+    await t.db.transaction((tx) =>
+      events.emit(tx, { kind: 'merchant', businessCode: 1000 }, 'simple_qr.payment_received', { fee: true }, t.clock.now()));
+    await jobs.deliverAll();
+    expect(receiver.received.map((w) => w.path)).toEqual(['/platform']);
+    verifyWebhook(endpoint.secret, receiver.received[0]!);
+  });
+
   it('ignores the completion of a dispatcher whose lease was taken over', async () => {
     const merchant = await newMerchant();
     await createEndpoint(t, merchant.apiKey, { url: `${receiver.url}/guard` });
