@@ -65,7 +65,8 @@ export class Dispatcher {
   private wakeAgain = false;
   private stopped = false;
   // Keep-alive connections: a fresh TCP (and TLS) handshake per webhook would dominate latency. As many
-  // sockets as sends in flight, so no request waits in the agent's queue while its timeout runs.
+  // sockets as sends in flight, so no request waits in the agent's queue while its timeout runs, and as
+  // many kept idle, so the sockets of one wave of sends are reused by the next instead of reopened.
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
 
@@ -74,7 +75,7 @@ export class Dispatcher {
     this.batchSize = options.batchSize ?? CLAIM_BATCH;
     this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
     this.maxInFlightPerEndpoint = options.maxInFlightPerEndpoint ?? MAX_IN_FLIGHT_PER_ENDPOINT;
-    const agentOptions = { keepAlive: true, maxSockets: this.maxInFlight, maxFreeSockets: 64 };
+    const agentOptions = { keepAlive: true, maxSockets: this.maxInFlight, maxFreeSockets: this.maxInFlight };
     this.httpAgent = new http.Agent(agentOptions);
     this.httpsAgent = new https.Agent(agentOptions);
   }
