@@ -10,7 +10,7 @@ import { balanceOf, fundedMerchant, postTransfer, transferBody } from './helpers
 
 const kinds = postgresOnly();
 
-describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres'])('transfer races on %s', (kind) => {
+describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres' as const])('transfer races on %s', (kind) => {
   let first: TestApp;
   let second: TestApp;
   beforeAll(async () => {
