@@ -80,7 +80,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const publicBaseUrl = read('PUBLIC_BASE_URL', `http://localhost:${port ?? 3000}`, baseUrl,
     'an absolute http(s) URL without query or fragment, e.g. https://pay.example.com');
   const adminToken = read('ADMIN_TOKEN', '', (t) => (t === '' ? { token: null } : t.length >= 16 ? { token: t } : null),
-    'unset, or a secret of at least 16 characters').token;
+    'unset, or a secret of at least 16 characters')?.token ?? null;
   const serviceTimeZone = read('SERVICE_TIMEZONE', 'America/La_Paz', (t) => (isKnownTimeZone(t) ? t : null),
     'an IANA time zone such as America/La_Paz');
   const onboardingIntentTtlMs = read('ONBOARDING_INTENT_TTL', '120m', positiveDuration,
@@ -99,12 +99,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     if (t === 'off') return { delays: null };
     const list = durationList(t, 2, 2);
     return list ? { delays: list as [number, number] } : null;
-  }, 'two durations such as 10s,10s, or off').delays;
+  }, 'two durations such as 10s,10s, or off')?.delays ?? null;
   const rateLimit = read('RATE_LIMIT', '100/s,200', parseRateLimit,
-    'RATE/s,BURST with whole numbers (e.g. 100/s,200), or off').limit;
+    'RATE/s,BURST with whole numbers (e.g. 100/s,200), or off')?.limit ?? null;
   const role = read('ROLE', 'all', (t) => oneOf(t, ['api', 'worker', 'all'] as const), 'api, worker or all');
   const banks = read('BANKS_FILE', '', (t) => (t === '' ? { banks: null } : banksFile(path.resolve(cwd, t))),
-    'a readable JSON file holding an array of 1 to 500 { "bank_code": integer 1–999999999, "name": 1–100 characters }, codes unique').banks;
+    'a readable JSON file holding an array of 1 to 500 { "bank_code": integer 1–999999999, "name": 1–100 characters }, codes unique')?.banks ?? null;
   const logLevel = read('LOG_LEVEL', 'info',
     (t) => oneOf(t, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     'fatal, error, warn, info, debug, trace or silent');
