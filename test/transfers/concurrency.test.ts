@@ -2,7 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as events from '../../src/events/service.ts';
 import * as ledger from '../../src/ledger/service.ts';
+import { backgroundJobs } from '../../src/workers/jobs.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { postgresOnly } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
@@ -16,6 +18,7 @@ describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres' as c
   beforeAll(async () => {
     first = await startTestApp({ kind, plugins: [fixtureRoutes] });
     second = await startTestApp({ kind, plugins: [fixtureRoutes], database: first.database, separatePool: true, clock: first.clock });
+    // Separate pools: two service instances on one database.
   });
   afterAll(async () => {
     await second?.close();
@@ -113,6 +116,43 @@ describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres' as c
     expect(await balanceOf(first, merchant)).toEqual({ available: 50 + canceled * 5, pending_out: (10 - canceled) * 5 });
     const report = await first.db.transaction((tx) => ledger.checkInvariant(tx));
     expect(report.violations).toEqual([]);
+  });
+});
+
+describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres' as const])('the sandbox rail worker in two processes on %s', (kind) => {
+  it('moves each due transfer exactly once, whichever process claims it', async () => {
+    const first = await startTestApp({ kind, plugins: [fixtureRoutes], env: { SANDBOX_SETTLEMENT: '1s,1s' } });
+    const second = await startTestApp({ kind, plugins: [fixtureRoutes], env: { SANDBOX_SETTLEMENT: '1s,1s' }, database: first.database, separatePool: true, clock: first.clock });
+    try {
+      const merchant = await fundedMerchant(first, '1000.00');
+      const ids: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        const account = i % 4 === 0 ? '5555-0000' : `5555-${1000 + i}`;
+        const body = transferBody(merchant.businessCode, { amount: '2.00', destination: { type: 'bank_account', bank_code: 1001, account_number: account, account_titular: 'Ana' } });
+        ids.push((await postTransfer(first, merchant, body)).body.id);
+      }
+      const jobOf = (app: TestApp) => backgroundJobs({ config: app.config, db: app.db, clock: app.clock }).find((job) => job.name === 'transfers-sandbox-rail')!;
+      const drain = async (app: TestApp) => { while (await jobOf(app).runOnce()); };
+      for (let step = 0; step < 2; step++) {
+        first.clock.advance(1_000);
+        await Promise.all([drain(first), drain(second), drain(first), drain(second)]);
+      }
+      const all = await first.request('GET', '/api/v2/transfers?per_page=100', { apiKey: merchant.apiKey });
+      const statuses = all.body.data.map((transfer: { status: string }) => transfer.status);
+      expect(statuses.filter((status: string) => status === 'FAILED')).toHaveLength(10);
+      expect(statuses.filter((status: string) => status === 'COMPLETED')).toHaveLength(30);
+      const counts = new Map<string, number>();
+      for (const event of await events.listEventsOfOwner(first.db, { kind: 'merchant', businessCode: merchant.businessCode })) {
+        counts.set(event.type, (counts.get(event.type) ?? 0) + 1);
+      }
+      expect(Object.fromEntries(counts)).toMatchObject({ 'transfer.created': 40, 'transfer.in_transit': 30, 'transfer.completed': 30, 'transfer.failed': 10 });
+      expect(await balanceOf(first, merchant)).toEqual({ available: 940, pending_out: 0 });
+      const report = await first.db.transaction((tx) => ledger.checkInvariant(tx));
+      expect(report.violations).toEqual([]);
+    } finally {
+      await second.close();
+      await first.close();
+    }
   });
 });
 
