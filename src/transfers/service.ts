@@ -144,6 +144,9 @@ export async function advanceTransfer(
   target: { to: 'IN_TRANSIT' | 'COMPLETED' | 'FAILED'; failureCode?: FailureCode },
   now: Date,
 ): Promise<TransferResource> {
+  if (target.failureCode !== undefined && target.to !== 'FAILED') {
+    throw validationError([{ field: 'failure_code', code: 'invalid_value', message: 'is only allowed with to: FAILED' }]);
+  }
   let row = await store.findTransferForUpdate(tx, businessCode, id);
   if (!row) throw notFound('transfer');
   const refuse = () => validationError([{

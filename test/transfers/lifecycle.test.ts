@@ -137,7 +137,11 @@ describe.each(databaseKinds())('transfer lifecycle on %s', (kind) => {
       }
       expect((await advance(merchant, transfer.id, { to: 'CANCELED' })).body.errors).toEqual([expect.objectContaining({ field: 'to', code: 'invalid_value' })]);
       expect((await advance(merchant, transfer.id, {})).body.errors).toEqual([expect.objectContaining({ field: 'to', code: 'required' })]);
-      expect(await balanceOf(t, merchant)).toEqual({ available: 60, pending_out: 0 });
+      const other = await create(merchant);
+      expect((await advance(merchant, other.id, { to: 'COMPLETED', failure_code: 'ACCOUNT_CLOSED' })).body.errors)
+        .toEqual([expect.objectContaining({ field: 'failure_code', code: 'invalid_value' })]);
+      expect((await read(merchant, other.id)).status).toBe('PENDING');
+      expect(await balanceOf(t, merchant)).toEqual({ available: 20, pending_out: 40 });
     });
   });
 
