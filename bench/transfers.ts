@@ -80,23 +80,54 @@ async function createMerchants(count: number): Promise<Merchant[]> {
   return merchants;
 }
 
-async function pgbenchBaseline(databaseUrl: string, merchants: Merchant[]): Promise<{ tps: number }> {
-  const script = path.join(os.tmpdir(), `mps-bench-${process.pid}.sql`);
-  // The same guarded debit as ledger's debitAvailable, then one insert: a transfer's irreducible work.
-  fs.writeFileSync(script, `\\set bc random(${merchants[0]!.businessCode}, ${merchants.at(-1)!.businessCode})
+/** The debit of ledger's debitAvailable plus one insert: a transfer's irreducible work (on copies of the tables). */
+function baselineScript(first: number, last: number): string {
+  return `\\set bc random(${first}, ${last})
 BEGIN;
 UPDATE bench_baseline_balances SET available_centavos = available_centavos - 100, pending_out_centavos = pending_out_centavos + 100, updated_at = now()
  WHERE business_code = :bc AND available_centavos >= 100;
 INSERT INTO bench_baseline_transfers (business_code, amount_centavos, created_at) VALUES (:bc, 100, now());
 END;
-`);
+`;
+}
+
+const RESOURCE = '{"id":1,"business_code":1001,"status":"PENDING","amount":1,"currency":"BOB","reference":"bench","destination":{"type":"bank_account","bank_code":1001,"account_number":"**********3000","account_titular":"Bench Payee"},"failure_code":null,"movement_id":1,"created_at":"2026-11-22T16:00:00.000Z","updated_at":"2026-11-22T16:00:00.000Z"}';
+
+/**
+ * The statements the service runs for one transfer (idempotency lock, lookup, savepoint; the ledger's
+ * debit, movement and counter; the transfer; the outbox event; the stored outcome), replayed by pgbench:
+ * the database's share of the cost, without Node, HTTP or the driver. Rows go to the real tables of a
+ * merchant range the HTTP phases do not use, so the ledger of those merchants is left untouched.
+ */
+function serviceTransactionScript(first: number, last: number): string {
+  return `\\set bc random(${first}, ${last})
+BEGIN ISOLATION LEVEL READ COMMITTED;
+select pg_try_advisory_xact_lock(hashtextextended('idempotency' || random()::text, 0));
+select request_hash, status_code, response_body from idempotency_keys where caller = 'merchant:' || :bc and route = 'POST /api/v2/transfers' and idempotency_key = gen_random_uuid();
+SAVEPOINT idempotent_work;
+update balances set available_centavos = available_centavos - 100, pending_out_centavos = pending_out_centavos + 100, updated_at = now() where business_code = :bc and available_centavos >= 100 returning business_code, currency, available_centavos, pending_out_centavos, updated_at;
+insert into movements (business_code, type, amount_centavos, status, reference, snapshot, created_at, updated_at) values (:bc, 'transfer', -100, 'PENDING', 'bench', '{"destination":{"type":"bank_account","bank_code":1001,"account_number":"**********3000","account_titular":"Bench Payee"}}', now(), now()) returning id \\gset
+insert into movement_counters (business_code, type, movement_count) values (:bc, 'transfer', 1) on conflict (business_code, type) do update set movement_count = movement_counters.movement_count + 1;
+insert into transfers (business_code, movement_id, status, amount_centavos, reference, bank_code, account_number, account_titular, created_at, updated_at) values (:bc, :id, 'PENDING', 100, 'bench', 1001, '1000-2000-3000', 'Bench Payee', now(), now()) returning *;
+insert into events (id, owner_kind, owner_id, type, data, created_at) values ('evt_' || md5(random()::text), 'merchant', :bc, 'transfer.created', '${RESOURCE}', now()) returning id;
+insert into idempotency_keys (caller, route, idempotency_key, request_hash, status_code, response_body, created_at) values ('merchant:' || :bc, 'POST /api/v2/transfers', gen_random_uuid(), md5(random()::text), 201, '${RESOURCE}', now()) on conflict on constraint idempotency_keys_pkey do nothing;
+COMMIT;
+`;
+}
+
+async function pgbench(databaseUrl: string, scriptText: string): Promise<{ tps: number }> {
+  const script = path.join(os.tmpdir(), `mps-bench-${process.pid}-${randomBytes(3).toString('hex')}.sql`);
+  fs.writeFileSync(script, scriptText);
   const url = new URL(databaseUrl);
-  const { stdout } = await run('pgbench', [
-    '-n', '-f', script, '-c', String(pgbenchClients), '-j', '2', '-T', String(durationSeconds),
-    '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username) || 'postgres', url.pathname.slice(1),
-  ], { maxBuffer: 10 * 1024 * 1024 });
-  fs.rmSync(script, { force: true });
-  return { tps: Number(/tps = ([0-9.]+)/.exec(stdout)?.[1] ?? 'NaN') };
+  try {
+    const { stdout } = await run('pgbench', [
+      '-n', '-f', script, '-c', String(pgbenchClients), '-j', '2', '-T', String(durationSeconds),
+      '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username) || 'postgres', url.pathname.slice(1),
+    ], { maxBuffer: 10 * 1024 * 1024 });
+    return { tps: Number(/tps = ([0-9.]+)/.exec(stdout)?.[1] ?? 'NaN') };
+  } finally {
+    fs.rmSync(script, { force: true });
+  }
 }
 
 async function loadTransfers(merchants: Merchant[]): Promise<{ created: number; perSecond: number; p99Ms: number; p50Ms: number; other: number }> {
@@ -143,11 +174,20 @@ async function main(): Promise<void> {
 
     await db.query('create table bench_baseline_balances (like balances including all)');
     await db.query('insert into bench_baseline_balances select * from balances');
-    const baseline = await pgbenchBaseline(databaseUrl, merchants);
+    const first = merchants[0]!.businessCode;
+    const last = merchants.at(-1)!.businessCode;
+    const baseline = await pgbench(databaseUrl, baselineScript(first, last));
+    // The replay runs on merchants the HTTP phases never use (created and funded like the others).
+    const replayMerchants = await createMerchants(merchantCount);
+    for (const merchant of replayMerchants) {
+      await db.transaction((tx) => ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: 100_000_000, reference: 'bench funding', snapshot: {}, now: new Date() }));
+    }
+    const replay = await pgbench(databaseUrl, serviceTransactionScript(replayMerchants[0]!.businessCode, replayMerchants.at(-1)!.businessCode));
     const many = await loadTransfers(merchants);
     // BENCH_SKIP_HOT=1 measures only the many-merchants case (e.g. while profiling).
     const hot = process.env.BENCH_SKIP_HOT ? null : await loadTransfers(merchants.slice(0, 1));
-    const { rows } = await db.query<{ total: number }>('select count(*) as total from transfers');
+    const replayedMerchants = new Set(replayMerchants.map((merchant) => merchant.businessCode));
+    const { rows } = await db.query<{ total: number }>('select count(*) as total from transfers where not (business_code = any($1::bigint[]))', [[...replayedMerchants]]);
     const check = await db.transaction((tx) => ledger.checkInvariant(tx));
     await db.close();
 
@@ -155,6 +195,7 @@ async function main(): Promise<void> {
     const lines = [
       `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`,
       `pgbench baseline (debit + insert, ${pgbenchClients} clients, ${durationSeconds}s): ${baseline.tps.toFixed(0)} tps`,
+      `pgbench replay of the service's transaction (11 statements, ${pgbenchClients} clients, ${durationSeconds}s): ${replay.tps.toFixed(0)} tps = ${(replay.tps / baseline.tps).toFixed(2)} x baseline`,
       `POST /api/v2/transfers, ${merchants.length} merchants, ${connections} connections, ${durationSeconds}s: ${many.perSecond.toFixed(0)} created/s, p50 ${many.p50Ms} ms, p99 ${many.p99Ms} ms, non-2xx ${many.other}`,
       `ratio app / baseline: ${ratio.toFixed(2)} (target >= 0.30)`,
       hot
@@ -162,7 +203,7 @@ async function main(): Promise<void> {
         : 'hot merchant: skipped (BENCH_SKIP_HOT)',
       // autocannon counts answers received within the duration; requests still in flight at the end are
       // committed but not counted, so the table holds up to `connections` more rows per phase.
-      `transfers in the database: ${rows[0]!.total} (${many.created + (hot?.created ?? 0)} 201s counted); ledger invariant ${check.violations.length === 0 ? 'holds' : 'VIOLATED'}`,
+      `transfers in the database: ${rows[0]!.total} (HTTP merchants; ${many.created + (hot?.created ?? 0)} 201s counted); ledger invariant ${check.violations.length === 0 ? 'holds' : 'VIOLATED'}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
