@@ -58,6 +58,9 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** Variables that may hold a secret (a token, a password in a URL): a wrong value is named, never echoed. */
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL']);
+
 /** Reads and validates the environment; throws ConfigError listing every wrong variable, one line each. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const problems: string[] = [];
@@ -66,7 +69,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     const text = raw === undefined || raw.trim() === '' ? fallback : raw.trim();
     const value = parse(text);
     if (value === null) {
-      problems.push(`${name}=${JSON.stringify(raw)} is not valid: ${allowed}`);
+      const shown = SECRET_VARIABLES.has(name) ? '(value hidden)' : JSON.stringify(raw);
+      problems.push(`${name}=${shown} is not valid: ${allowed}`);
       return undefined as T;
     }
     return value;

@@ -3,10 +3,12 @@
 import type { Queryable, Transaction } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
 import * as store from './store.ts';
-import type { BalanceRow, InvariantRow, MovementRow, MovementStatus, MovementType } from './store.ts';
-import { centavosToAmount } from '../money.ts';
+import type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus, MovementType } from './store.ts';
+import { CURRENCY, centavosToAmount } from '../money.ts';
+import type { PageRequest } from '../http/pagination.ts';
+import { pageOffset } from '../http/pagination.ts';
 
-export type { BalanceRow, InvariantRow, MovementRow, MovementStatus, MovementType } from './store.ts';
+export type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus, MovementType } from './store.ts';
 
 /** Statuses a movement can still leave; FAILED, CANCELED and COMPLETED are final. */
 const OPEN_STATUSES: readonly MovementStatus[] = ['PENDING', 'IN_TRANSIT'];
@@ -26,6 +28,16 @@ export async function openBalance(tx: Transaction, businessCode: number, now: Da
 
 export async function getBalance(db: Queryable, businessCode: number): Promise<BalanceRow | undefined> {
   return store.findBalance(db, businessCode);
+}
+
+/** What a payment movement shows: the payer as the payment recorded it, account number masked. */
+export interface PaymentSnapshot {
+  details: { source_bank: string | null; account_number: string | null; account_titular: string | null };
+}
+
+/** What a transfer movement shows: its destination, account number masked. */
+export interface TransferSnapshot {
+  destination: { type: 'bank_account'; bank_code: number; account_number: string; account_titular: string };
 }
 
 export interface CreditRequest {
@@ -120,6 +132,48 @@ export async function settle(tx: Transaction, request: SettleRequest): Promise<M
     await store.addToAvailable(tx, request.businessCode, { availableCentavos: pendingAmount, pendingOutCentavos: -pendingAmount }, request.now);
   }
   return movement;
+}
+
+export interface MovementsPage {
+  movements: MovementRow[];
+  /** Movements matching the filter (the `total` of the page's meta). */
+  total: number;
+}
+
+/**
+ * One page of a merchant's history, newest first. `total` comes from the movement counters, not a
+ * count; a page in the older half of the history is read from the oldest end, so no OFFSET is ever
+ * longer than half the history (one merchant with a million movements still answers its last page
+ * through a short index walk).
+ */
+export async function listMovements(db: Queryable, filter: MovementFilter, page: PageRequest): Promise<MovementsPage> {
+  const total = await store.countMovements(db, filter);
+  const skip = pageOffset(page);
+  if (skip >= total) return { movements: [], total };
+  const limit = Math.min(page.perPage, total - skip);
+  const skipFromOldest = total - skip - limit;
+  const movements = skipFromOldest < skip
+    ? await store.findMovementsPage(db, filter, { skip: skipFromOldest, limit, fromOldest: true })
+    : await store.findMovementsPage(db, filter, { skip, limit, fromOldest: false });
+  return { movements, total };
+}
+
+/**
+ * The wire form of a movement (API.md §6): the snapshot stored with it gives a payment's masked payer
+ * `details` or a transfer's masked `destination`, so the history never reads QR or transfer tables.
+ */
+export function toMovementView(movement: MovementRow) {
+  const snapshot = movement.snapshot as Partial<PaymentSnapshot & TransferSnapshot>;
+  return {
+    id: movement.id,
+    type: movement.type,
+    amount: centavosToAmount(movement.amount_centavos),
+    currency: CURRENCY as typeof CURRENCY,
+    status: movement.status,
+    reference: movement.reference,
+    date: movement.created_at.toISOString(),
+    ...(movement.type === 'payment' ? { details: snapshot.details ?? null } : { destination: snapshot.destination ?? null }),
+  };
 }
 
 export interface InvariantReport {
