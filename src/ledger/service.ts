@@ -10,8 +10,6 @@ import { pageOffset } from '../http/pagination.ts';
 
 export type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus, MovementType } from './store.ts';
 
-/** Statuses a movement can still leave; FAILED, CANCELED and COMPLETED are final. */
-const OPEN_STATUSES: readonly MovementStatus[] = ['PENDING', 'IN_TRANSIT'];
 
 /** Thrown when a caller asks for a movement change the ledger does not allow (a bug in the caller, not bad input). */
 export class LedgerError extends Error {
@@ -101,6 +99,18 @@ async function recordMovement(
   return movement;
 }
 
+/**
+ * The transfer lifecycle of API.md §4.2, as the statuses a movement may be settled from: PENDING →
+ * IN_TRANSIT → COMPLETED; PENDING or IN_TRANSIT → FAILED; only PENDING → CANCELED (a transfer the bank
+ * already has cannot be taken back). COMPLETED, FAILED and CANCELED are final.
+ */
+const SETTLE_FROM = {
+  IN_TRANSIT: ['PENDING'],
+  COMPLETED: ['IN_TRANSIT'],
+  FAILED: ['PENDING', 'IN_TRANSIT'],
+  CANCELED: ['PENDING'],
+} as const satisfies Record<Exclude<MovementStatus, 'PENDING'>, readonly MovementStatus[]>;
+
 export interface SettleRequest {
   businessCode: number;
   movementId: number;
@@ -115,8 +125,7 @@ export interface SettleRequest {
  * can be settled and the status update is guarded.
  */
 export async function settle(tx: Transaction, request: SettleRequest): Promise<MovementRow> {
-  const fromStatuses = request.status === 'IN_TRANSIT' ? (['PENDING'] as const) : OPEN_STATUSES;
-  const movement = await store.updateMovementStatus(tx, request.businessCode, request.movementId, fromStatuses, request.status, request.now);
+  const movement = await store.updateMovementStatus(tx, request.businessCode, request.movementId, SETTLE_FROM[request.status], request.status, request.now);
   if (!movement) {
     const current = await store.findMovement(tx, request.businessCode, request.movementId);
     throw new LedgerError(
