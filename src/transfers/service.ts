@@ -82,7 +82,7 @@ export async function debitAndRecordTransfer(tx: Transaction, request: CreateTra
     businessCode,
     amountCentavos: request.amount_centavos,
     reference: request.reference,
-    snapshot: { destination: maskedDestination(request.destination) },
+    snapshot: { destination: maskedDestination(request.destination) } satisfies ledger.TransferSnapshot,
     now,
   });
   const row = await store.insertTransfer(tx, {

@@ -88,6 +88,11 @@ describe.each(databaseKinds())('transfer lifecycle on %s', (kind) => {
       expect(await balanceOf(t, merchant)).toEqual({ available: 60, pending_out: 0 });
       expect(await movementStatus(transfer.movement_id)).toBe('COMPLETED');
       expect(await eventTypesOf(merchant, transfer.id)).toEqual(['transfer.created', 'transfer.in_transit', 'transfer.completed']);
+      const history = await t.request('GET', '/api/v2/balance/movements?type=transfer', { apiKey: merchant.apiKey });
+      expect(history.body.data).toEqual([expect.objectContaining({
+        id: transfer.movement_id, type: 'transfer', amount: -40, status: 'COMPLETED', reference: 'Payroll Nov',
+        destination: { type: 'bank_account', bank_code: 1014, account_number: '**********5678', account_titular: 'Juan Pérez' },
+      })]);
     });
 
     it('COMPLETED from PENDING passes through IN_TRANSIT', async () => {
