@@ -86,6 +86,31 @@ describe.each(databaseKinds())('transfer idempotency on %s', (kind) => {
     expect(await balanceOf(t, merchant)).toEqual({ available: 15, pending_out: 10 });
   });
 
+  it('does not store a 5xx: the retry with the same key executes once the fault is gone, and the failed attempt moved nothing', async () => {
+    const merchant = await fundedMerchant(t, '500.00');
+    // A fault inside the transaction, after the debit: the whole transaction must roll back.
+    await t.db.query(`create function transfers_test_fault() returns trigger language plpgsql as $$
+      begin if new.reference = 'boom' then raise exception 'injected fault'; end if; return new; end $$`);
+    await t.db.query('create trigger transfers_test_fault before insert on transfers for each row execute function transfers_test_fault()');
+    const key = randomUUID();
+    const body = transferBody(merchant.businessCode, { reference: 'boom' });
+    try {
+      const failed = await postTransfer(t, merchant, body, key);
+      expect(failed.status).toBe(500);
+      expect(failed.body).toEqual({ type: 'api_error', code: 'INTERNAL_ERROR', message: expect.any(String) });
+      expect(await balanceOf(t, merchant)).toEqual({ available: 500, pending_out: 0 });
+    } finally {
+      await t.db.query('drop trigger transfers_test_fault on transfers');
+      await t.db.query('drop function transfers_test_fault()');
+    }
+    const retried = await postTransfer(t, merchant, body, key);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(await balanceOf(t, merchant)).toEqual({ available: 399.75, pending_out: 100.25 });
+    const events = await t.db.query('select id from events where owner_id = $1::bigint and type = $2::text', [merchant.businessCode, 'transfer.created']);
+    expect(events.rows).toHaveLength(1);
+  });
+
   it('scopes keys per merchant: two merchants may use the same key', async () => {
     const a = await fundedMerchant(t, '500.00');
     const b = await fundedMerchant(t, '500.00');
