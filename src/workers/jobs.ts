@@ -2,10 +2,14 @@
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
+import { advanceOneDueTransfer, transferRailFor } from '../transfers/service.ts';
 import { Dispatcher } from '../webhooks/dispatcher.ts';
 import { Fanout } from '../webhooks/fanout.ts';
 import { webhookMetrics } from '../webhooks/metrics.ts';
 import type { Job } from './runner.ts';
+
+/** Transfers one run of the sandbox rail worker moves at most before yielding. */
+const SANDBOX_RAIL_BATCH = 50;
 
 export interface BackgroundJobOptions {
   /** Registry of /metrics, so worker metrics are served with the HTTP ones. */
@@ -19,7 +23,7 @@ export function backgroundJobs({ config, db, clock }: AppContext, options: Backg
     db, clock, metrics, mode: config.mode, timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs,
     onError: options.onError,
   });
-  return [
+  const jobs: Job[] = [
     {
       name: 'idempotency-purge',
       intervalMs: 10 * 60_000,
@@ -30,4 +34,21 @@ export function backgroundJobs({ config, db, clock }: AppContext, options: Backg
     new Fanout({ db, clock, metrics, onDeliveriesCreated: () => dispatcher.wake() }).job(),
     dispatcher.job(),
   ];
+  const rail = transferRailFor(config);
+  if (rail && config.sandboxSettlementMs) {
+    const [pendingMs, inTransitMs] = config.sandboxSettlementMs;
+    jobs.push({
+      name: 'transfers-sandbox-rail',
+      // Polls at a tenth of the shorter delay (at most every 5 s, at least every 100 ms), so a step is late by little.
+      intervalMs: Math.min(5_000, Math.max(100, Math.floor(Math.min(pendingMs, inTransitMs) / 10))),
+      runOnce: async () => {
+        // One transaction per transfer keeps each balance lock short; a full batch means more may be due.
+        for (let moved = 0; moved < SANDBOX_RAIL_BATCH; moved++) {
+          if (!(await advanceOneDueTransfer(db, rail, { pendingMs, inTransitMs }, clock.now()))) return false;
+        }
+        return true;
+      },
+    });
+  }
+  return jobs;
 }
