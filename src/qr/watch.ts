@@ -1,0 +1,67 @@
+// Long polling of QRs (API.md §3.2 `?wait=N`): one LISTEN per process on QR_CHANGED_CHANNEL (payload: the
+// QR id) wakes the in-process waiters of that QR. NOTIFY is sent after commit by whichever process
+// recorded the change, so a payment taken by another instance wakes the poll too. A notification only
+// wakes; each waiter also re-reads at least every RECHECK_MS (the safety net for a lost notification or
+// a reconnect of the listening connection).
+import type { Database } from '../db/database.ts';
+import { QR_CHANGED_CHANNEL } from './service.ts';
+
+/** Longest a waiter sleeps without re-reading its QR. */
+export const RECHECK_MS = 2_000;
+
+export class QrWatcher {
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private unlisten: (() => Promise<void>) | null = null;
+  private closed = false;
+
+  constructor(private readonly db: Database) {}
+
+  async start(): Promise<void> {
+    this.closed = false;
+    this.unlisten = await this.db.listen(QR_CHANGED_CHANNEL, (qrId) => this.wake(qrId), () => this.wakeAll());
+  }
+
+  /** Ends every wait (shutdown) and stops listening. */
+  async stop(): Promise<void> {
+    this.closed = true;
+    this.wakeAll();
+    await this.unlisten?.();
+    this.unlisten = null;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Resolves when `qrId` is reported changed, after `ms`, or at shutdown, whichever comes first. */
+  waitForChange(qrId: string, ms: number): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      let set = this.waiters.get(qrId);
+      if (!set) this.waiters.set(qrId, (set = new Set()));
+      const done = () => {
+        clearTimeout(timer);
+        set!.delete(done);
+        if (set!.size === 0 && this.waiters.get(qrId) === set) this.waiters.delete(qrId);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      set.add(done);
+    });
+  }
+
+  /** Number of waiting requests (tests and metrics). */
+  get waiting(): number {
+    let count = 0;
+    for (const set of this.waiters.values()) count += set.size;
+    return count;
+  }
+
+  private wake(qrId: string): void {
+    for (const done of [...(this.waiters.get(qrId) ?? [])]) done();
+  }
+
+  private wakeAll(): void {
+    for (const set of [...this.waiters.values()]) for (const done of [...set]) done();
+  }
+}
