@@ -67,7 +67,7 @@ const notExpired = (nowParam: string) => `(q.expires_at is null or q.expires_at 
 /** The status filters of the list, by effective status (API.md §3.2). */
 const STATUS_FILTERS: Record<QrStatus, (nowParam: string) => string> = {
   ACTIVE: (now) => `q.status = 'ACTIVE' and ${notExpired(now)}`,
-  PAID: () => `q.status = 'PAID'`,
+  PAID: (now) => `q.status = 'PAID' and ${now}::timestamptz is not null`, // every filter uses $now, so its type is known
   CANCELED: (now) => `(q.status = 'CANCELED' or (q.status = 'ACTIVE' and not ${notExpired(now)}))`,
 };
 
