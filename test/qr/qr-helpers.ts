@@ -1,8 +1,12 @@
 // Helpers of the QR tests: create QRs and pay them through HTTP, and read a QR image back with
 // independent decoders (pngjs for the PNG, jsQR for the symbol).
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import type { TestApp } from '../helpers/app.ts';
+
+// jsqr is CommonJS with an ES-style default export: depending on the loader the function is the module or its `.default`.
+type JsQr = typeof import('jsqr').default;
+const jsQR: JsQr = ((jsQRModule as unknown as { default?: JsQr }).default ?? jsQRModule) as JsQr;
 
 export interface Merchant {
   businessCode: number;
