@@ -16,7 +16,8 @@ import {
   QR_AMOUNT_MAX_CENTAVOS, QR_AMOUNT_MIN_CENTAVOS, QrSchema, SandboxPaymentBody,
 } from './schemas.ts';
 import * as qrs from './service.ts';
-import { QrWatcher, RECHECK_MS } from './watch.ts';
+import { registerPayPages } from './pages/routes.ts';
+import { holdWhileUnchanged, QrWatcher } from './watch.ts';
 
 const QR_BOUNDS = { min: QR_AMOUNT_MIN_CENTAVOS, max: QR_AMOUNT_MAX_CENTAVOS };
 
@@ -39,6 +40,8 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
   const watcher = new QrWatcher(db);
   app.addHook('onReady', () => watcher.start());
   app.addHook('preClose', () => watcher.stop());
+  // The hosted pages live in their own scope: it alone accepts form posts.
+  await app.register(async (scope) => registerPayPages(scope as unknown as App, context, watcher));
 
   const tags = ['simple-qrs'];
   const security = [{ apiKey: [] }];
@@ -91,22 +94,8 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
     let found = await qrs.getQrOfMerchant(db, businessCode, request.params.id);
     let now = clock.now();
     if (request.query.wait !== undefined) {
-      // Hold while the QR is ACTIVE and unchanged since the caller's tag (or since the request came in).
-      const deadline = performance.now() + request.query.wait * 1000;
-      const heldTag = ifNoneMatch ?? qrs.etagOf(found.qr, now);
-      while (
-        qrs.effectiveState(found.qr, now).status === 'ACTIVE' &&
-        qrs.ifNoneMatchHits(heldTag, qrs.etagOf(found.qr, now)) &&
-        !watcher.isClosed
-      ) {
-        const remainingMs = deadline - performance.now();
-        if (remainingMs <= 0) break;
-        // Wake at expiry too (a few ms after it, so the re-read sees it passed).
-        const untilExpiryMs = found.qr.expires_at ? found.qr.expires_at.getTime() - now.getTime() + 5 : Infinity;
-        await watcher.waitForChange(found.qr.id, Math.min(remainingMs, RECHECK_MS, untilExpiryMs));
-        found = await qrs.getQrOfMerchant(db, businessCode, request.params.id);
-        now = clock.now();
-      }
+      ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? qrs.etagOf(found.qr, now), request.query.wait,
+        () => qrs.getQrOfMerchant(db, businessCode, request.params.id)));
     }
     const etag = qrs.etagOf(found.qr, now);
     reply.header('ETag', etag);

@@ -4,7 +4,8 @@
 // wakes; each waiter also re-reads at least every RECHECK_MS (the safety net for a lost notification or
 // a reconnect of the listening connection).
 import type { Database } from '../db/database.ts';
-import { QR_CHANGED_CHANNEL } from './service.ts';
+import type { Clock } from '../time.ts';
+import { effectiveState, etagOf, ifNoneMatchHits, QR_CHANGED_CHANNEL, type QrWithLastPayment } from './service.ts';
 
 /** Longest a waiter sleeps without re-reading its QR. */
 export const RECHECK_MS = 2_000;
@@ -64,4 +65,34 @@ export class QrWatcher {
   private wakeAll(): void {
     for (const set of [...this.waiters.values()]) for (const done of [...set]) done();
   }
+}
+
+/**
+ * The long poll of API.md §3.2: while the QR is ACTIVE and its ETag still matches `heldTag` (the caller's
+ * If-None-Match, or the tag at arrival), wait for a change, its expiry or `waitSeconds`, re-reading with
+ * `reread` after every wake-up. Returns the QR as last read (undefined if it vanished) and the time of that read.
+ */
+export async function holdWhileUnchanged(
+  watcher: QrWatcher,
+  clock: Clock,
+  initial: QrWithLastPayment,
+  heldTag: string,
+  waitSeconds: number,
+  reread: () => Promise<QrWithLastPayment | undefined>,
+): Promise<{ found: QrWithLastPayment; now: Date }> {
+  const deadline = performance.now() + waitSeconds * 1000;
+  let found = initial;
+  let now = clock.now();
+  while (effectiveState(found.qr, now).status === 'ACTIVE' && ifNoneMatchHits(heldTag, etagOf(found.qr, now)) && !watcher.isClosed) {
+    const remainingMs = deadline - performance.now();
+    if (remainingMs <= 0) break;
+    // Wake at expiry too (a few ms after it, so the re-read sees it passed).
+    const untilExpiryMs = found.qr.expires_at ? found.qr.expires_at.getTime() - now.getTime() + 5 : Infinity;
+    await watcher.waitForChange(found.qr.id, Math.min(remainingMs, RECHECK_MS, untilExpiryMs));
+    const again = await reread();
+    if (!again) break;
+    found = again;
+    now = clock.now();
+  }
+  return { found, now };
 }
