@@ -72,7 +72,7 @@ export function renderPayPage(input: PayPageInput): string {
     : `<p class="amount" data-field="qr-amount">${escapeHtml(amountText)}</p>`;
 
   const expiry = qr.expires_at
-    ? `<p class="muted">${payable ? 'Pay before' : 'Valid until'} ${escapeHtml(formatWallClock(qr.expires_at, zone))} (${escapeHtml(zone)} time)</p>`
+    ? `<p class="muted" id="expiry"${status.status === 'PAID' ? ' hidden' : ''}>${payable ? 'Pay before' : 'Valid until'} ${escapeHtml(formatWallClock(qr.expires_at, zone))} (${escapeHtml(zone)} time)</p>`
     : '';
 
   const receipt = renderReceipt(status, merchant.name);
@@ -163,6 +163,7 @@ function liveScript(initial: PublicStatus): string {
     }
     var payable = s.status === 'ACTIVE';
     $('pay-section').hidden = !payable;
+    if ($('expiry') && s.status === 'PAID') $('expiry').hidden = true;
     if ($('simulate')) $('simulate').hidden = !payable;
     document.title = document.title.replace(/ — .*$/, ' — ' + (payable ? 'Pay' : text));
   }
