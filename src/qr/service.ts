@@ -161,6 +161,26 @@ export function checkCreateInput(input: CreateQrInput, now: Date, serviceTimeZon
   return { ...input, expiresAt, qrExpirationWallClock };
 }
 
+/**
+ * Name, city and MCC of a merchant for the EMV payload, cached for a minute: none of them can change
+ * through the API, and a create then costs one statement instead of two.
+ */
+const MERCHANT_CACHE_MS = 60_000;
+type MerchantCache = Map<number, { merchant: { name: string; city: string; mcc: string }; expiresAtMs: number }>;
+/** Per database object (a process may hold several: tests, a second pool). */
+const merchantCaches = new WeakMap<Queryable, MerchantCache>();
+
+async function merchantForPayload(db: Queryable, businessCode: number): Promise<{ name: string; city: string; mcc: string }> {
+  let merchantCache = merchantCaches.get(db);
+  if (!merchantCache) merchantCaches.set(db, (merchantCache = new Map()));
+  const cached = merchantCache.get(businessCode);
+  if (cached && cached.expiresAtMs > performance.now()) return cached.merchant;
+  const { name, city, mcc } = await merchants.getMerchant(db, businessCode);
+  if (merchantCache.size > 10_000) merchantCache.clear();
+  merchantCache.set(businessCode, { merchant: { name, city, mcc }, expiresAtMs: performance.now() + MERCHANT_CACHE_MS });
+  return { name, city, mcc };
+}
+
 /** Everything of a new QR except the database write: id, token, payload and image. */
 export async function prepareQr(
   db: Queryable,
@@ -170,7 +190,7 @@ export async function prepareQr(
   purpose: string | null,
   render: RenderQrImage = renderInline,
 ): Promise<store.NewQr> {
-  const merchant = await merchants.getMerchant(db, businessCode);
+  const merchant = await merchantForPayload(db, businessCode);
   const payToken = randomBase62(22);
   const qrPayload = buildEmvPayload({
     isMultiUse: input.isMultiUse,
@@ -197,7 +217,8 @@ export async function prepareQr(
   };
 }
 
-export async function insertPreparedQr(tx: Transaction, prepared: store.NewQr, now: Date): Promise<QrWithLastPayment> {
+/** One statement: callers without other writes pass the database itself (autocommit, one round trip). */
+export async function insertPreparedQr(tx: Queryable, prepared: store.NewQr, now: Date): Promise<QrWithLastPayment> {
   return { qr: await store.insertQr(tx, prepared, now), lastPayment: null };
 }
 
