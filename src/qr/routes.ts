@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { callerScope, merchantOf } from '../http/auth.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, notFound } from '../http/errors.ts';
 import { sendIdempotentResult } from '../http/idempotent-reply.ts';
 import { pageMeta, pageOffset, pageRequest } from '../http/pagination.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
@@ -47,6 +47,13 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
   app.addHook('preClose', () => watcher.stop());
   // The hosted pages live in their own scope: it alone accepts form posts.
   await app.register(async (scope) => registerPayPages(scope as unknown as App, context, watcher));
+
+  /** A QR of this merchant, through the read cache; another merchant's QR is not found (404). */
+  const readOwnQr = async (businessCode: number, qrId: string) => {
+    const found = await watcher.cache.read(qrId, () => qrs.findQrById(db, qrId));
+    if (!found || found.qr.business_code !== businessCode) throw notFound('QR');
+    return found;
+  };
 
   const tags = ['simple-qrs'];
   const security = [{ apiKey: [] }];
@@ -95,11 +102,11 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
   }, async (request, reply) => {
     const businessCode = merchantOf(request.principal);
     const ifNoneMatch = request.headers['if-none-match'];
-    let found = await qrs.getQrOfMerchant(db, businessCode, request.params.id);
+    const read = () => readOwnQr(businessCode, request.params.id);
+    let found = await read();
     let now = clock.now();
     if (request.query.wait !== undefined) {
-      ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? qrs.etagOf(found.qr, now), request.query.wait,
-        () => qrs.getQrOfMerchant(db, businessCode, request.params.id)));
+      ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? qrs.etagOf(found.qr, now), request.query.wait, read));
     }
     const etag = qrs.etagOf(found.qr, now);
     reply.header('ETag', etag);
@@ -137,6 +144,7 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
     const businessCode = merchantOf(request.principal);
     const now = clock.now();
     const canceled = await db.transaction((tx) => qrs.cancelQr(tx, config, businessCode, request.params.id, now));
+    qrs.announceLocalQrChange(canceled.qr.id); // this process sees its own commit at once; others on NOTIFY
     return qrs.toQrView(config, canceled, now);
   });
 

@@ -25,6 +25,22 @@ export type { PaymentRow, QrRow, QrStatus, QrWithLastPayment } from './store.ts'
 /** Channel carrying the id of a QR that changed (payment, cancel, expiry sweep); it wakes long polls. */
 export const QR_CHANGED_CHANNEL = 'mps_qr_changed';
 
+/**
+ * Listeners told, in this process, right after a QR change committed here: the read cache drops the QR at
+ * once instead of waiting for its own NOTIFY to come back (which other processes rely on).
+ */
+const localChangeListeners = new Set<(qrId: string) => void>();
+
+export function subscribeLocalQrChanges(listener: (qrId: string) => void): () => void {
+  localChangeListeners.add(listener);
+  return () => localChangeListeners.delete(listener);
+}
+
+/** Callers that commit a QR change themselves (cancelQr runs in the caller's transaction) call this after the commit. */
+export function announceLocalQrChange(qrId: string): void {
+  for (const listener of localChangeListeners) listener(qrId);
+}
+
 /** Renders the PNG data URI of a payload (inline by default; a worker pool under load). */
 export type RenderQrImage = (payload: string) => Promise<string>;
 export const renderInline: RenderQrImage = async (payload) => renderQrDataUri(payload);
@@ -297,16 +313,18 @@ export async function cancelQr(tx: Transaction, config: Pick<Config, 'publicBase
 
 /** Records up to `limit` expired QRs as CANCELED ("expired") with their simple_qr.canceled events; returns how many. */
 export async function sweepExpiredQrs(db: Database, config: Pick<Config, 'publicBaseUrl'>, now: Date, limit: number): Promise<number> {
-  return db.transaction(async (tx) => {
+  const swept = await db.transaction(async (tx) => {
     const expired = await store.cancelExpiredQrs(tx, now, limit);
-    if (expired.length === 0) return 0;
+    if (expired.length === 0) return [];
     const withPayments = await store.findQrsByIds(tx, expired.map((qr) => qr.id));
     for (const found of withPayments) {
       await events.emit(tx, { kind: 'merchant', businessCode: found.qr.business_code }, 'simple_qr.canceled', toQrEventView(config, found, now), now);
       tx.notifyAfterCommit(QR_CHANGED_CHANNEL, found.qr.id);
     }
-    return expired.length;
+    return expired.map((qr) => qr.id);
   });
+  for (const qrId of swept) announceLocalQrChange(qrId);
+  return swept.length;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -336,7 +354,7 @@ export interface ReceivedPayment {
  * purpose's handler — one transaction. Refusals (409 QR_NOT_PAYABLE, 422 amount) move nothing.
  */
 export async function receivePayment(db: Database, config: Pick<Config, 'publicBaseUrl'>, notice: PaymentNotice, now: Date): Promise<ReceivedPayment> {
-  return db.transaction(async (tx) => {
+  const received = await db.transaction(async (tx): Promise<ReceivedPayment> => {
     const current = notice.businessCode === null
       ? await findQrById(tx, notice.qrId)
       : await getQrOfMerchant(tx, notice.businessCode, notice.qrId);
@@ -381,6 +399,8 @@ export async function receivePayment(db: Database, config: Pick<Config, 'publicB
     tx.notifyAfterCommit(QR_CHANGED_CHANNEL, claimed.id);
     return { found, payment };
   });
+  announceLocalQrChange(received.found.qr.id);
+  return received;
 }
 
 function isUuid(text: string): boolean {

@@ -5,26 +5,35 @@
 // a reconnect of the listening connection).
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../time.ts';
-import { effectiveState, etagOf, ifNoneMatchHits, QR_CHANGED_CHANNEL, type QrWithLastPayment } from './service.ts';
+import { QrReadCache } from './read-cache.ts';
+import { effectiveState, etagOf, ifNoneMatchHits, QR_CHANGED_CHANNEL, subscribeLocalQrChanges, type QrWithLastPayment } from './service.ts';
 
 /** Longest a waiter sleeps without re-reading its QR. */
 export const RECHECK_MS = 2_000;
 
 export class QrWatcher {
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** Recorded QR state shared by the API and the pay pages; dropped before waiters wake, so they re-read fresh state. */
+  readonly cache = new QrReadCache();
   private unlisten: (() => Promise<void>) | null = null;
+  private unsubscribeLocal: (() => void) | null = null;
   private closed = false;
 
   constructor(private readonly db: Database) {}
 
   async start(): Promise<void> {
     this.closed = false;
-    this.unlisten = await this.db.listen(QR_CHANGED_CHANNEL, (qrId) => this.wake(qrId), () => this.wakeAll());
+    this.unsubscribeLocal = subscribeLocalQrChanges((qrId) => this.changed(qrId));
+    this.unlisten = await this.db.listen(QR_CHANGED_CHANNEL, (qrId) => this.changed(qrId), () => {
+      this.cache.clear();
+      this.wakeAll();
+    });
   }
 
   /** Ends every wait (shutdown) and stops listening. */
   async stop(): Promise<void> {
     this.closed = true;
+    this.unsubscribeLocal?.();
     this.wakeAll();
     await this.unlisten?.();
     this.unlisten = null;
@@ -56,6 +65,12 @@ export class QrWatcher {
     let count = 0;
     for (const set of this.waiters.values()) count += set.size;
     return count;
+  }
+
+  /** A change of `qrId` committed (here or in another process): drop its cached state, then wake its waiters. */
+  changed(qrId: string): void {
+    this.cache.invalidate(qrId);
+    this.wake(qrId);
   }
 
   private wake(qrId: string): void {
