@@ -15,7 +15,7 @@ import { RenderPool } from './png.ts';
 import { sandboxRail } from './rail.ts';
 import {
   CreateQrBody, GetQrQuery, ListPaymentsQuery, ListQrsQuery, PaymentPageSchema, PaymentSchema, QrIdParams, QrPageSchema,
-  QR_AMOUNT_MAX_CENTAVOS, QR_AMOUNT_MIN_CENTAVOS, QrSchema, SandboxPaymentBody,
+  QR_AMOUNT_MAX_CENTAVOS, QR_AMOUNT_MIN_CENTAVOS, QrSchema, SandboxPaymentBody, type QrView,
 } from './schemas.ts';
 import * as qrs from './service.ts';
 import { registerPayPages } from './pages/routes.ts';
@@ -54,6 +54,9 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
     if (!found || found.qr.business_code !== businessCode) throw notFound('QR');
     return found;
   };
+
+  /** JSON of a cached read at a given ETag (the view is a pure function of the row and the effective state). */
+  const serializedViews = new WeakMap<qrs.QrWithLastPayment, { etag: string; json: string }>();
 
   const tags = ['simple-qrs'];
   const security = [{ apiKey: [] }];
@@ -111,8 +114,11 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
     const etag = qrs.etagOf(found.qr, now);
     reply.header('ETag', etag);
     reply.header('Cache-Control', 'no-cache');
-    if (qrs.ifNoneMatchHits(ifNoneMatch, etag)) return reply.code(304).send(null);
-    return qrs.toQrView(config, found, now);
+    if (qrs.ifNoneMatchHits(ifNoneMatch, etag)) return reply.code(304).send(undefined as unknown as null); // no body, no Content-Length: 4 for "null"
+    // POS polling reads the same state again and again: its JSON is built once per cached read and ETag.
+    let memo = serializedViews.get(found);
+    if (!memo || memo.etag !== etag) serializedViews.set(found, (memo = { etag, json: JSON.stringify(qrs.toQrView(config, found, now)) }));
+    return reply.type('application/json; charset=utf-8').send(memo.json as unknown as QrView);
   });
 
   app.get('/api/v2/simple-qrs', {

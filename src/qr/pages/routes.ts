@@ -69,7 +69,7 @@ export async function registerPayPages(app: App, context: AppContext, watcher: Q
     }
     const etag = qrs.etagOf(found.qr, now);
     reply.header('ETag', etag).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer');
-    if (qrs.ifNoneMatchHits(ifNoneMatch, etag)) return reply.code(304).send();
+    if (qrs.ifNoneMatchHits(ifNoneMatch, etag)) return reply.code(304).send(); // no body
     return toPublicStatus(found, now, config.serviceTimeZone);
   });
 
