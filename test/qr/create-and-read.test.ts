@@ -111,6 +111,15 @@ describe.each(databaseKinds())('simple QRs on %s: create and read', (kind) => {
     }
   });
 
+  it('documents the QR routes in the OpenAPI description', async () => {
+    const response = await t.request('GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    const paths = Object.keys(response.body.paths);
+    for (const path of ['/api/v2/simple-qrs', '/api/v2/simple-qrs/{id}', '/api/v2/simple-qrs/{id}/cancel', '/api/v2/simple-qrs/{id}/payments', '/api/v2/sandbox/simple-qrs/{id}/payments']) {
+      expect(paths).toContain(path);
+    }
+  });
+
   it('needs an API key', async () => {
     expect((await t.request('GET', '/api/v2/simple-qrs')).status).toBe(401);
     expect((await t.request('POST', '/api/v2/simple-qrs', { body: {} })).status).toBe(401);
