@@ -70,7 +70,8 @@ export function effectiveState(qr: QrRow, now: Date): EffectiveState {
 /** A strong ETag of the effective state: it changes with every payment, cancel or expiry, and nothing else. */
 export function etagOf(qr: QrRow, now: Date): string {
   const state = effectiveState(qr, now);
-  return `"${qr.id.slice(0, 8)}-${state.status[0]}${qr.payments_count}-${state.updatedAt.getTime().toString(36)}"`;
+  // Tags are per URL, so no id is needed; leaving it out also keeps the QR id off the public pay-page status.
+  return `"${state.status[0]}${qr.payments_count}-${state.updatedAt.getTime().toString(36)}"`;
 }
 
 /** True when an If-None-Match header names `etag` (or is `*`); weak comparison, as RFC 9110 asks for it. */
