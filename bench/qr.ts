@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { availableParallelism, loadavg } from 'node:os';
 import pg from 'pg';
 import QRCode from 'qrcode';
 
@@ -90,6 +91,8 @@ async function qrcodeLibraryRate(payload: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
+  const loadAverageAtStart = loadavg().map((l) => l.toFixed(2));
+  process.stdout.write(`cores ${availableParallelism()}, load average ${loadAverageAtStart.join(' ')}\n`);
   const database = `mps_bench_${randomBytes(4).toString('hex')}`;
   await admin(`create database ${database}`);
   const children: ChildProcess[] = [];
@@ -143,8 +146,9 @@ async function main(): Promise<void> {
     }));
 
     mkdirSync('bench/results', { recursive: true });
-    const report = { at: new Date().toISOString(), seconds, connections: CONNECTIONS, qrcodeLibraryToDataUrlPerSecond: libraryRate, results };
+    const report = { at: new Date().toISOString(), cores: availableParallelism(), loadAverageAtStart, loadAverageAtEnd: loadavg().map((l) => l.toFixed(2)), seconds, connections: CONNECTIONS, qrcodeLibraryToDataUrlPerSecond: libraryRate, results };
     writeFileSync('bench/results/qr-latest.json', `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`load average at the end: ${report.loadAverageAtEnd.join(' ')}\n`);
     const bareRate = results[0]!.requestsPerSecond;
     process.stdout.write('\n| run | req/s | p50 ms | p99 ms | non-2xx | vs bare /hello |\n|---|---:|---:|---:|---:|---:|\n');
     for (const r of results) {

@@ -121,4 +121,19 @@ describe.each(postgresOnly())('simple QR long poll across instances on %s', (kin
     expect(response.body.status).toBe('PAID');
     expect(performance.now() - started).toBeLessThan(1_800);
   });
+
+  it('shows a payment recorded by another instance on a plain GET within moments, despite the read cache', async () => {
+    const merchant = await a.createMerchant();
+    const qr = await createQr(a, merchant);
+    expect((await a.request('GET', `/api/v2/simple-qrs/${qr.id}`, { apiKey: merchant.apiKey })).body.status).toBe('ACTIVE'); // now cached on A
+    expect((await pay(b, merchant, qr.id)).status).toBe(201);
+    const started = performance.now();
+    let status = 'ACTIVE';
+    while (status === 'ACTIVE' && performance.now() - started < 3_000) {
+      status = (await a.request('GET', `/api/v2/simple-qrs/${qr.id}`, { apiKey: merchant.apiKey })).body.status;
+      if (status === 'ACTIVE') await sleep(20);
+    }
+    expect(status).toBe('PAID');
+    expect(performance.now() - started).toBeLessThan(1_000); // the NOTIFY, not the 2 s cache lifetime
+  });
 });
