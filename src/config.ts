@@ -49,6 +49,9 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** Variables that may hold a secret (a token, a password in a URL): a wrong value is named, never echoed. */
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL']);
+
 /** Reads and validates the environment; throws ConfigError listing every wrong variable, one line each. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const problems: string[] = [];
@@ -57,7 +60,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     const text = raw === undefined || raw.trim() === '' ? fallback : raw.trim();
     const value = parse(text);
     if (value === null) {
-      problems.push(`${name}=${JSON.stringify(raw)} is not valid: ${allowed}`);
+      const shown = SECRET_VARIABLES.has(name) ? '(value hidden)' : JSON.stringify(raw);
+      problems.push(`${name}=${shown} is not valid: ${allowed}`);
       return undefined as T;
     }
     return value;
@@ -71,7 +75,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const publicBaseUrl = read('PUBLIC_BASE_URL', `http://localhost:${port ?? 3000}`, baseUrl,
     'an absolute http(s) URL without query or fragment, e.g. https://pay.example.com');
   const adminToken = read('ADMIN_TOKEN', '', (t) => (t === '' ? { token: null } : t.length >= 16 ? { token: t } : null),
-    'unset, or a secret of at least 16 characters').token;
+    'unset, or a secret of at least 16 characters')?.token ?? null;
   const serviceTimeZone = read('SERVICE_TIMEZONE', 'America/La_Paz', (t) => (isKnownTimeZone(t) ? t : null),
     'an IANA time zone such as America/La_Paz');
   const onboardingIntentTtlMs = read('ONBOARDING_INTENT_TTL', '120m', positiveDuration,
@@ -90,9 +94,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     if (t === 'off') return { delays: null };
     const list = durationList(t, 2, 2);
     return list ? { delays: list as [number, number] } : null;
-  }, 'two durations such as 10s,10s, or off').delays;
+  }, 'two durations such as 10s,10s, or off')?.delays ?? null;
   const rateLimit = read('RATE_LIMIT', '100/s,200', parseRateLimit,
-    'RATE/s,BURST with whole numbers (e.g. 100/s,200), or off').limit;
+    'RATE/s,BURST with whole numbers (e.g. 100/s,200), or off')?.limit ?? null;
   const role = read('ROLE', 'all', (t) => oneOf(t, ['api', 'worker', 'all'] as const), 'api, worker or all');
   const logLevel = read('LOG_LEVEL', 'info',
     (t) => oneOf(t, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),

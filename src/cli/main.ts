@@ -39,10 +39,18 @@ database can be open in one process only: stop the service before using the CLI 
 
 class UsageError extends Error {}
 
-type Output = unknown;
 
-async function run(argv: string[], config: Config, db: Database): Promise<{ output: Output; exitCode: number }> {
-  const context: AppContext = { config, db, clock: systemClock };
+type Result = { output: unknown; exitCode: number };
+/** A command whose arguments have been checked, ready to run on the database. */
+type Command = (context: AppContext) => Promise<Result>;
+
+const ok = (output: unknown): Result => ({ output, exitCode: 0 });
+
+/**
+ * Reads the command line into a Command, checking every argument before any database is opened: a typo
+ * answers at once, without creating, migrating or locking an embedded database.
+ */
+function parseCommand(argv: string[]): Command {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -58,25 +66,28 @@ async function run(argv: string[], config: Config, db: Database): Promise<{ outp
   });
   const command = positionals.join(' ');
   const [noun, verb, third, fourth] = positionals;
-  const now = () => context.clock.now();
 
   switch (`${noun} ${verb ?? ''}`.trim()) {
     case 'migrate':
-      return { output: { applied: await migrate(db) }, exitCode: 0 };
+      return async ({ db }) => ok({ applied: await migrate(db) });
     case 'partner create': {
       const body = validate(schemas.CreatePartnerBody, { name: values.name });
-      const created = await db.transaction((tx) => merchants.createPartner(tx, body.name, config.mode, now()));
-      return { output: { id: created.partner.id, name: created.partner.name, master_key: created.masterKey, key_prefix: created.keyPrefix }, exitCode: 0 };
+      return async ({ config, db, clock }) => {
+        const created = await db.transaction((tx) => merchants.createPartner(tx, body.name, config.mode, clock.now()));
+        return ok({ id: created.partner.id, name: created.partner.name, master_key: created.masterKey, key_prefix: created.keyPrefix });
+      };
     }
     case 'partner list':
-      return { output: { data: (await merchants.listPartners(db)).map((p) => ({ id: p.id, name: p.name, created_at: p.created_at.toISOString() })) }, exitCode: 0 };
+      return async ({ db }) => ok({ data: (await merchants.listPartners(db)).map((p) => ({ id: p.id, name: p.name, created_at: p.created_at.toISOString() })) });
     case 'partner key': {
       const partnerId = wholeNumber(fourth, 'PARTNER_ID');
       if (third === 'create') {
-        const key = await db.transaction((tx) => merchants.createPartnerMasterKey(tx, partnerId, config.mode, now()));
-        return { output: { master_key: key.masterKey, key_prefix: key.keyPrefix }, exitCode: 0 };
+        return async ({ config, db, clock }) => {
+          const key = await db.transaction((tx) => merchants.createPartnerMasterKey(tx, partnerId, config.mode, clock.now()));
+          return ok({ master_key: key.masterKey, key_prefix: key.keyPrefix });
+        };
       }
-      if (third === 'list') return { output: { data: (await merchants.listPartnerApiKeys(db, partnerId)).map(merchants.toApiKeyListing) }, exitCode: 0 };
+      if (third === 'list') return async ({ db }) => ok({ data: (await merchants.listPartnerApiKeys(db, partnerId)).map(merchants.toApiKeyListing) });
       throw new UsageError(`unknown command: ${command}`);
     }
     case 'merchant create': {
@@ -87,42 +98,53 @@ async function run(argv: string[], config: Config, db: Database): Promise<{ outp
         ach_enabled: values.ach === undefined ? undefined : onOff(values.ach, '--ach'),
         partner_id: values.partner === undefined ? undefined : wholeNumber(values.partner, '--partner'),
       });
-      const created = await db.transaction((tx) => merchants.createMerchant(tx, {
-        name: body.name, city: body.city, mcc: body.mcc, achEnabled: body.ach_enabled, partnerId: body.partner_id,
-      }, config.mode, now()));
-      return {
-        output: { ...merchants.toMerchantView(created.merchant), api_key: created.apiKey, key_prefix: created.keyPrefix },
-        exitCode: 0,
+      return async ({ config, db, clock }) => {
+        const created = await db.transaction((tx) => merchants.createMerchant(tx, {
+          name: body.name, city: body.city, mcc: body.mcc, achEnabled: body.ach_enabled, partnerId: body.partner_id,
+        }, config.mode, clock.now()));
+        return ok({ ...merchants.toMerchantView(created.merchant), api_key: created.apiKey, key_prefix: created.keyPrefix });
       };
     }
     case 'merchant list':
-      return { output: { data: (await merchants.listMerchants(db)).map(merchants.toMerchantView) }, exitCode: 0 };
-    case 'merchant show':
-      return { output: merchants.toMerchantView(await merchants.getMerchant(db, wholeNumber(third, 'BUSINESS_CODE'))), exitCode: 0 };
+      return async ({ db }) => ok({ data: (await merchants.listMerchants(db)).map(merchants.toMerchantView) });
+    case 'merchant show': {
+      const businessCode = wholeNumber(third, 'BUSINESS_CODE');
+      return async ({ db }) => ok(merchants.toMerchantView(await merchants.getMerchant(db, businessCode)));
+    }
     case 'merchant update': {
       const businessCode = wholeNumber(third, 'BUSINESS_CODE');
       const body = validate(schemas.UpdateMerchantBody, {
         ach_enabled: values.ach === undefined ? undefined : onOff(values.ach, '--ach'),
         status: values.status,
       });
-      const merchant = await db.transaction((tx) => merchants.updateMerchant(tx, businessCode, { achEnabled: body.ach_enabled, status: body.status }, now()));
-      return { output: merchants.toMerchantView(merchant), exitCode: 0 };
+      return async ({ db, clock }) => {
+        const merchant = await db.transaction((tx) => merchants.updateMerchant(tx, businessCode, { achEnabled: body.ach_enabled, status: body.status }, clock.now()));
+        return ok(merchants.toMerchantView(merchant));
+      };
     }
     case 'key create': {
-      const key = await db.transaction((tx) => merchants.createMerchantApiKey(tx, wholeNumber(third, 'BUSINESS_CODE'), config.mode, now()));
-      return { output: { api_key: key.apiKey, key_prefix: key.keyPrefix }, exitCode: 0 };
+      const businessCode = wholeNumber(third, 'BUSINESS_CODE');
+      return async ({ config, db, clock }) => {
+        const key = await db.transaction((tx) => merchants.createMerchantApiKey(tx, businessCode, config.mode, clock.now()));
+        return ok({ api_key: key.apiKey, key_prefix: key.keyPrefix });
+      };
     }
-    case 'key list':
-      return { output: { data: (await merchants.listMerchantApiKeys(db, wholeNumber(third, 'BUSINESS_CODE'))).map(merchants.toApiKeyListing) }, exitCode: 0 };
+    case 'key list': {
+      const businessCode = wholeNumber(third, 'BUSINESS_CODE');
+      return async ({ db }) => ok({ data: (await merchants.listMerchantApiKeys(db, businessCode)).map(merchants.toApiKeyListing) });
+    }
     case 'key revoke': {
       if (!third) throw new UsageError('key revoke needs KEY_PREFIX');
-      const key = await db.transaction((tx) => merchants.revokeApiKey(tx, third, now()));
-      return { output: { key_prefix: key.key_prefix, revoked_at: key.revoked_at?.toISOString() }, exitCode: 0 };
+      return async ({ db, clock }) => {
+        const key = await db.transaction((tx) => merchants.revokeApiKey(tx, third, clock.now()));
+        return ok({ key_prefix: key.key_prefix, revoked_at: key.revoked_at?.toISOString() });
+      };
     }
-    case 'ledger check': {
-      const report = await db.transaction((tx) => ledger.checkInvariant(tx));
-      return { output: ledger.toInvariantReportView(report), exitCode: report.violations.length === 0 ? 0 : 3 };
-    }
+    case 'ledger check':
+      return async ({ db }) => {
+        const report = await db.transaction((tx) => ledger.checkInvariant(tx));
+        return { output: ledger.toInvariantReportView(report), exitCode: report.violations.length === 0 ? 0 : 3 };
+      };
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
   }
@@ -156,13 +178,19 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return argv.length === 0 ? 1 : 0;
   }
+  let command: Command;
   let config: Config;
   try {
+    command = parseCommand(argv);
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const problem of error.problems) process.stderr.write(`mps: configuration error: ${problem}\n`);
       return 2;
+    }
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      process.stderr.write(`mps: ${(error as Error).message} (run "npm run mps -- --help" for the commands)\n`);
+      return 1;
     }
     throw error;
   }
@@ -179,27 +207,24 @@ async function main(argv: string[]): Promise<number> {
   try {
     // Every command but `migrate` needs the current schema; applying it first makes a fresh database usable.
     if (argv[0] !== 'migrate') await migrate(db);
-    const { output, exitCode } = await run(argv, config, db);
+    const { output, exitCode } = await command({ config, db, clock: systemClock });
     await db.flushNotifications();
     process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
     return exitCode;
   } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`mps: ${error.message}\nRun "npm run mps -- --help" for the commands.\n`);
-      return 1;
-    }
     if (error instanceof ApiError) {
       process.stderr.write(`mps: ${error.message}\n`);
-      return 1;
-    }
-    if ((error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (error as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-      process.stderr.write(`mps: ${(error as Error).message}\n`);
       return 1;
     }
     throw error;
   } finally {
     await db.close();
   }
+}
+
+function isParseArgsError(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL';
 }
 
 main(process.argv.slice(2)).then(

@@ -22,7 +22,9 @@ export class ReentrantQueryError extends Error {
 
 export async function openPglite(options: PgliteOptions = {}): Promise<Database> {
   const onBackgroundError = options.onBackgroundError ?? (() => {});
-  const pglite = new PGlite(options.dataDir, {
+  // One options object: PGlite(dataDir, options) ignores `options` when dataDir is undefined (in memory).
+  const pglite = new PGlite({
+    dataDir: options.dataDir,
     parsers: { [types.INT8]: int8ToNumber },
   });
   await pglite.waitReady;

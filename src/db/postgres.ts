@@ -5,11 +5,25 @@ import { int8ToNumber } from './database.ts';
 import { CoalescingNotifier } from './notifier.ts';
 
 const INT8_OID = 20;
+const INT8_ARRAY_OID = 1016;
+const NUMERIC_ARRAY_OID = 1231;
 
-// Per-pool type parsers, so the adapter never mutates pg's global parser table.
+/**
+ * A one-dimensional array of numbers (`{1,-2,NULL}`) read element by element: number texts hold no
+ * quotes, commas or braces, so splitting is exact for int8[] and numeric[].
+ */
+function arrayOf<T>(transform: (text: string) => T): (text: string) => Array<T | null> {
+  return (text) => (text === '{}' ? [] : text.slice(1, -1).split(',').map((item) => (item === 'NULL' ? null : transform(item))));
+}
+
+// Per-pool type parsers, so the adapter never mutates pg's global parser table. They make `pg` return what
+// PGlite returns: int8 (and its arrays) as numbers that throw past 2^53, numeric arrays as strings — pg's
+// own default would read numeric[] through parseFloat, a float on money.
 const typeParsers = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8_OID) return int8ToNumber;
+    if (oid === INT8_ARRAY_OID) return arrayOf(int8ToNumber);
+    if (oid === NUMERIC_ARRAY_OID) return arrayOf((text) => text);
     return pg.types.getTypeParser(oid, format as 'text');
   },
 } as pg.CustomTypesConfig;

@@ -79,6 +79,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   // Only JSON bodies are read (415 for anything else); hosted pages add their own form parser in their scope.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+    if (request.is404) return done(null, undefined); // an unknown route is a 404 whatever its body
     try {
       const { body, forbiddenFields } = parseJsonBody(text as string);
       if (forbiddenFields.length > 0) request.forbiddenFields = forbiddenFields;

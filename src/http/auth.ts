@@ -58,16 +58,19 @@ export class KeyVerifier {
       if (principal) this.cache.set(keyHash, { principal, expiresAtMs: nowMs + CACHE_TTL_MS });
       else this.cache.delete(keyHash);
     }
-    if (principal) this.recordUse(principal.keyId, nowMs);
+    if (principal) this.recordUse(principal.keyId, this.clock.now());
     return principal;
   }
 
-  /** Writes `last_used_at` at most once a minute per key, off the request's path. */
-  private recordUse(keyId: number, nowMs: number): void {
+  /**
+   * Writes `last_used_at` at most once a minute per key, off the request's path. Measured on the service
+   * clock, the same one the written time and the SQL guard use (the 5 s cache uses the monotonic clock).
+   */
+  private recordUse(keyId: number, now: Date): void {
     const last = this.lastUseWrittenMs.get(keyId);
-    if (last !== undefined && nowMs - last < KEY_USE_WRITE_INTERVAL_MS) return;
-    this.lastUseWrittenMs.set(keyId, nowMs);
-    merchants.recordKeyUse(this.db, keyId, this.clock.now()).catch((error) => this.onBackgroundError(error, 'record key use'));
+    if (last !== undefined && now.getTime() - last < KEY_USE_WRITE_INTERVAL_MS) return;
+    this.lastUseWrittenMs.set(keyId, now.getTime());
+    merchants.recordKeyUse(this.db, keyId, now).catch((error) => this.onBackgroundError(error, 'record key use'));
   }
 }
 
@@ -90,7 +93,7 @@ function toPrincipal(owner: merchants.KeyOwnerRow): Principal | null {
 
 /** Constant-time comparison of `Authorization: Bearer …` with the configured token. */
 export function isAdminAuthorization(header: string | undefined, adminToken: string): boolean {
-  const match = /^Bearer (.+)$/.exec(header ?? '');
+  const match = /^Bearer (.+)$/i.exec(header ?? ''); // auth schemes are case-insensitive (RFC 9110 §11.1)
   if (!match) return false;
   const digest = (text: string) => createHash('sha256').update(text).digest();
   return timingSafeEqual(digest(match[1]!), digest(adminToken));

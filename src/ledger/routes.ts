@@ -5,7 +5,8 @@ import { merchantOf } from '../http/auth.ts';
 import { notFound } from '../http/errors.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
 import { centavosToAmount } from '../money.ts';
-import { BalanceSchema } from './schemas.ts';
+import { PageSchema, pageMeta, pageRequest } from '../http/pagination.ts';
+import { BalanceSchema, MovementSchema, MovementsQuery } from './schemas.ts';
 import * as ledger from './service.ts';
 
 export async function registerLedgerRoutes(app: App, { db }: AppContext): Promise<void> {
@@ -27,5 +28,26 @@ export async function registerLedgerRoutes(app: App, { db }: AppContext): Promis
       available: centavosToAmount(balance.available_centavos),
       pending_out: centavosToAmount(balance.pending_out_centavos),
     };
+  });
+
+  app.get('/api/v2/balance/movements', {
+    config: { auth: 'merchant' },
+    schema: {
+      tags: ['balance'],
+      security: [{ apiKey: [] }],
+      summary: 'The merchant\'s balance movements, newest first (date desc, id desc), paginated',
+      querystring: MovementsQuery,
+      response: { 200: PageSchema(MovementSchema), ...errorResponses(...AUTHENTICATED_ERRORS, 422) },
+    },
+  }, async (request) => {
+    const query = request.query;
+    const page = pageRequest(query);
+    const type = query.type === undefined || query.type === 'all' ? null : query.type;
+    const { movements, total } = await ledger.listMovements(db, {
+      businessCode: merchantOf(request.principal),
+      type,
+      beforeId: query.before_id ?? null,
+    }, page);
+    return { data: movements.map(ledger.toMovementView), meta: pageMeta(total, page) };
   });
 }

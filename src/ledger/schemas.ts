@@ -1,5 +1,7 @@
 // Schemas of the balance routes (API.md §6).
 import { Type } from '@sinclair/typebox';
+import { PaginationQueryProperties } from '../http/pagination.ts';
+import { StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
 
 export const BalanceSchema = Type.Object({
   business_code: Type.Integer(),
@@ -19,4 +21,44 @@ export const LedgerCheckSchema = Type.Object({
     pending_out: Type.Number(),
     expected_pending_out: Type.Number(),
   })),
+});
+
+export const MovementsQuery = StrictObject({
+  ...PaginationQueryProperties,
+  type: Type.Optional(StringEnum(['all', 'payment', 'transfer'], { default: 'all', description: 'Which movements to list' })),
+  before_id: Type.Optional(Type.Integer({
+    minimum: 1,
+    description: 'Only movements with id < before_id, in data and meta: pin it (one above the newest id seen) for pages that do not shift while new movements arrive',
+  })),
+});
+
+const Masked = (description: string) => Type.String({ description, example: '**********4321' });
+
+/** Who paid, as the payment recorded it (account number masked). */
+const PayerDetailsSchema = Type.Object({
+  source_bank: Type.Union([Type.String(), Type.Null()]),
+  account_number: Type.Union([Masked('The payer\'s account number, masked'), Type.Null()]),
+  account_titular: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** Where a transfer goes (account number masked). */
+const DestinationSchema = Type.Object({
+  type: Type.Literal('bank_account'),
+  bank_code: Type.Integer(),
+  account_number: Masked('The destination account number, masked'),
+  account_titular: Type.String(),
+});
+
+export const MovementSchema = Type.Object({
+  id: Type.Integer(),
+  type: StringEnum(['payment', 'transfer']),
+  amount: Type.Number({ description: 'Positive for a payment, negative for a transfer', example: 150.5 }),
+  currency: Type.Literal('BOB'),
+  status: StringEnum(['PENDING', 'IN_TRANSIT', 'COMPLETED', 'FAILED', 'CANCELED'], {
+    description: 'A payment is COMPLETED; a transfer\'s movement mirrors the transfer',
+  }),
+  reference: Type.Union([Type.String(), Type.Null()]),
+  date: Timestamp('When the movement was recorded'),
+  details: Type.Optional(Type.Union([PayerDetailsSchema, Type.Null()], { description: 'Payments only' })),
+  destination: Type.Optional(Type.Union([DestinationSchema, Type.Null()], { description: 'Transfers only' })),
 });

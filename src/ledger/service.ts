@@ -3,13 +3,13 @@
 import type { Queryable, Transaction } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
 import * as store from './store.ts';
-import type { BalanceRow, InvariantRow, MovementRow, MovementStatus, MovementType } from './store.ts';
-import { centavosToAmount } from '../money.ts';
+import type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus, MovementType } from './store.ts';
+import { CURRENCY, centavosToAmount } from '../money.ts';
+import type { PageRequest } from '../http/pagination.ts';
+import { pageOffset } from '../http/pagination.ts';
 
-export type { BalanceRow, InvariantRow, MovementRow, MovementStatus, MovementType } from './store.ts';
+export type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus, MovementType } from './store.ts';
 
-/** Statuses a movement can still leave; FAILED, CANCELED and COMPLETED are final. */
-const OPEN_STATUSES: readonly MovementStatus[] = ['PENDING', 'IN_TRANSIT'];
 
 /** Thrown when a caller asks for a movement change the ledger does not allow (a bug in the caller, not bad input). */
 export class LedgerError extends Error {
@@ -26,6 +26,16 @@ export async function openBalance(tx: Transaction, businessCode: number, now: Da
 
 export async function getBalance(db: Queryable, businessCode: number): Promise<BalanceRow | undefined> {
   return store.findBalance(db, businessCode);
+}
+
+/** What a payment movement shows: the payer as the payment recorded it, account number masked. */
+export interface PaymentSnapshot {
+  details: { source_bank: string | null; account_number: string | null; account_titular: string | null };
+}
+
+/** What a transfer movement shows: its destination, account number masked. */
+export interface TransferSnapshot {
+  destination: { type: 'bank_account'; bank_code: number; account_number: string; account_titular: string };
 }
 
 export interface CreditRequest {
@@ -89,6 +99,18 @@ async function recordMovement(
   return movement;
 }
 
+/**
+ * The transfer lifecycle of API.md §4.2, as the statuses a movement may be settled from: PENDING →
+ * IN_TRANSIT → COMPLETED; PENDING or IN_TRANSIT → FAILED; only PENDING → CANCELED (a transfer the bank
+ * already has cannot be taken back). COMPLETED, FAILED and CANCELED are final.
+ */
+const SETTLE_FROM = {
+  IN_TRANSIT: ['PENDING'],
+  COMPLETED: ['IN_TRANSIT'],
+  FAILED: ['PENDING', 'IN_TRANSIT'],
+  CANCELED: ['PENDING'],
+} as const satisfies Record<Exclude<MovementStatus, 'PENDING'>, readonly MovementStatus[]>;
+
 export interface SettleRequest {
   businessCode: number;
   movementId: number;
@@ -103,8 +125,7 @@ export interface SettleRequest {
  * can be settled and the status update is guarded.
  */
 export async function settle(tx: Transaction, request: SettleRequest): Promise<MovementRow> {
-  const fromStatuses = request.status === 'IN_TRANSIT' ? (['PENDING'] as const) : OPEN_STATUSES;
-  const movement = await store.updateMovementStatus(tx, request.businessCode, request.movementId, fromStatuses, request.status, request.now);
+  const movement = await store.updateMovementStatus(tx, request.businessCode, request.movementId, SETTLE_FROM[request.status], request.status, request.now);
   if (!movement) {
     const current = await store.findMovement(tx, request.businessCode, request.movementId);
     throw new LedgerError(
@@ -120,6 +141,48 @@ export async function settle(tx: Transaction, request: SettleRequest): Promise<M
     await store.addToAvailable(tx, request.businessCode, { availableCentavos: pendingAmount, pendingOutCentavos: -pendingAmount }, request.now);
   }
   return movement;
+}
+
+export interface MovementsPage {
+  movements: MovementRow[];
+  /** Movements matching the filter (the `total` of the page's meta). */
+  total: number;
+}
+
+/**
+ * One page of a merchant's history, newest first. `total` comes from the movement counters, not a
+ * count; a page in the older half of the history is read from the oldest end, so no OFFSET is ever
+ * longer than half the history (one merchant with a million movements still answers its last page
+ * through a short index walk).
+ */
+export async function listMovements(db: Queryable, filter: MovementFilter, page: PageRequest): Promise<MovementsPage> {
+  const total = await store.countMovements(db, filter);
+  const skip = pageOffset(page);
+  if (skip >= total) return { movements: [], total };
+  const limit = Math.min(page.perPage, total - skip);
+  const skipFromOldest = total - skip - limit;
+  const movements = skipFromOldest < skip
+    ? await store.findMovementsPage(db, filter, { skip: skipFromOldest, limit, fromOldest: true })
+    : await store.findMovementsPage(db, filter, { skip, limit, fromOldest: false });
+  return { movements, total };
+}
+
+/**
+ * The wire form of a movement (API.md §6): the snapshot stored with it gives a payment's masked payer
+ * `details` or a transfer's masked `destination`, so the history never reads QR or transfer tables.
+ */
+export function toMovementView(movement: MovementRow) {
+  const snapshot = movement.snapshot as Partial<PaymentSnapshot & TransferSnapshot>;
+  return {
+    id: movement.id,
+    type: movement.type,
+    amount: centavosToAmount(movement.amount_centavos),
+    currency: CURRENCY as typeof CURRENCY,
+    status: movement.status,
+    reference: movement.reference,
+    date: movement.created_at.toISOString(),
+    ...(movement.type === 'payment' ? { details: snapshot.details ?? null } : { destination: snapshot.destination ?? null }),
+  };
 }
 
 export interface InvariantReport {

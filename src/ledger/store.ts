@@ -174,3 +174,58 @@ export async function countBalances(tx: Queryable): Promise<number> {
   const { rows } = await tx.query<{ total: number }>('select count(*) as total from balances');
   return rows[0]!.total;
 }
+
+/** Which movements a history page counts and shows (API.md §6). */
+export interface MovementFilter {
+  businessCode: number;
+  /** null: both types. */
+  type: MovementType | null;
+  /** Only movements with `id < beforeId` (a pinned, stable history); null: all. */
+  beforeId: number | null;
+}
+
+/**
+ * How many movements match `filter`, without counting the history: the per-merchant counters (kept in
+ * each movement's transaction) minus, for a pinned `before_id`, the few movements at or above it — an
+ * index range on movements_by_merchant_and_id.
+ */
+export async function countMovements(tx: Queryable, filter: MovementFilter): Promise<number> {
+  const { rows } = await tx.query<{ total: number }>(
+    `select (select coalesce(sum(movement_count), 0)
+               from movement_counters
+              where business_code = $1::bigint and ($2::text is null or type = $2::text))
+          - (case when $3::bigint is null then 0 else
+              (select count(*) from movements
+                where business_code = $1::bigint and id >= $3::bigint and ($2::text is null or type = $2::text))
+             end) as total`,
+    [filter.businessCode, filter.type, filter.beforeId],
+  );
+  return Number(rows[0]!.total);
+}
+
+/**
+ * `limit` movements matching `filter`, newest first (date desc, id desc), after skipping `skip` of them
+ * counted from the newest end (`fromOldest: false`) or from the oldest end (`fromOldest: true`, rows still
+ * returned newest first). Reading a far page from the end it is near keeps the OFFSET short on either
+ * side of a history of millions: both directions walk the same index (movements_history or
+ * movements_history_by_type), forwards or backwards.
+ */
+export async function findMovementsPage(
+  tx: Queryable,
+  filter: MovementFilter,
+  page: { skip: number; limit: number; fromOldest: boolean },
+): Promise<MovementRow[]> {
+  const direction = page.fromOldest ? 'asc' : 'desc';
+  // The type is spelled into the SQL, not left to a `$n is null or …` test, so the planner always sees
+  // which of the two history indexes matches.
+  const typeCondition = filter.type === null ? '' : `and type = '${filter.type === 'payment' ? 'payment' : 'transfer'}'`;
+  const { rows } = await tx.query<MovementRow>(
+    `select ${MOVEMENT_COLUMNS} from movements
+      where business_code = $1::bigint ${typeCondition}
+        and ($4::bigint is null or id < $4::bigint)
+      order by created_at ${direction}, id ${direction}
+      limit $2::integer offset $3::integer`,
+    [filter.businessCode, page.limit, page.skip, filter.beforeId],
+  );
+  return page.fromOldest ? rows.reverse() : rows;
+}

@@ -26,6 +26,10 @@ export const MovementBody = StrictObject({
   nested: Type.Optional(StrictObject({ note: Type.Optional(Type.String()) })),
 });
 
+/** What fixture movements show in the history (already masked, as the capabilities store them). */
+export const FIXTURE_PAYER = { details: { source_bank: 'Banco Unión', account_number: '******4321', account_titular: 'Ana Pérez' } };
+export const FIXTURE_DESTINATION = { destination: { type: 'bank_account' as const, bank_code: 1014, account_number: '**********5678', account_titular: 'Juan Pérez' } };
+
 export const fixtureRoutes: FastifyPluginAsync<AppContext> = async (instance, { db, clock }) => {
   const app = instance as unknown as App;
 
@@ -55,8 +59,8 @@ export const fixtureRoutes: FastifyPluginAsync<AppContext> = async (instance, { 
     const outcome = await runIdempotent(db, { caller: callerScope(request.principal!), route: 'POST /test/movements', key: request.idempotencyKey! }, canonical, clock.now(), async (tx) => {
       const now = clock.now();
       const movement = canonical.direction === 'credit'
-        ? await ledger.credit(tx, { businessCode, amountCentavos: parsed.centavos, reference: canonical.reference, snapshot: { source: 'test' }, now })
-        : await ledger.debit(tx, { businessCode, amountCentavos: parsed.centavos, reference: canonical.reference, snapshot: { source: 'test' }, now });
+        ? await ledger.credit(tx, { businessCode, amountCentavos: parsed.centavos, reference: canonical.reference, snapshot: FIXTURE_PAYER, now })
+        : await ledger.debit(tx, { businessCode, amountCentavos: parsed.centavos, reference: canonical.reference, snapshot: FIXTURE_DESTINATION, now });
       await events.emit(tx, { kind: 'merchant', businessCode }, canonical.direction === 'credit' ? 'simple_qr.payment_received' : 'transfer.created', { movement_id: movement.id }, now);
       if (body.hold_ms) await tx.query('select pg_sleep($1::float8 / 1000)', [body.hold_ms]);
       return { statusCode: 201, body: { movement_id: movement.id, amount_centavos: movement.amount_centavos, status: movement.status } };

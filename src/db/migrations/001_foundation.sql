@@ -73,6 +73,9 @@ create table movements (
 );
 create index movements_history on movements (business_code, created_at desc, id desc);
 create index movements_history_by_type on movements (business_code, type, created_at desc, id desc);
+-- Counts the few movements at or above a pinned `before_id`, so a stable page's `total` is the counter
+-- minus an index range rather than a count over the whole history.
+create index movements_by_merchant_and_id on movements (business_code, id);
 
 -- Movement counts per merchant and type, kept in the movement's transaction, so a page's `total` is a
 -- key lookup rather than a count over millions of rows.

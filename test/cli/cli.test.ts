@@ -1,0 +1,348 @@
+// The operator CLI `mps` (API.md §8) as a user runs it: the real bin/mps.js in a child process, on a fresh
+// PostgreSQL database (DATABASE_URL) and on an embedded PGlite folder (DATA_DIR). What it creates is then
+// used against the service opened on the same database. Each spawn costs about a second: assertions are
+// grouped, and the tests of one database follow one operator session in order.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { loadMigrations } from '../../src/db/migrate.ts';
+import { openDatabase } from '../../src/db/open.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
+import { createEmptyPostgresDatabase, postgresOnly, type TestDatabase } from '../helpers/databases.ts';
+import { fixtureRoutes } from '../helpers/fixture-routes.ts';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI_TIMEOUT_MS = 60_000;
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+interface CliResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (the CLI prints JSON on success). */
+  json: any;
+}
+
+/** Runs `node bin/mps.js …args` with only the given environment (plus PATH and HOME). */
+function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/mps.js'), ...args], {
+      cwd: PROJECT_ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS - 5_000);
+    child.on('error', reject);
+    child.on('close', (exitCode) => {
+      clearTimeout(timer);
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ exitCode, stdout, stderr, json });
+    });
+  });
+}
+
+/** The non-empty lines of a stream. */
+const linesOf = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
+
+/** Repeats `probe` until `done` accepts its answer or 5.5 s pass (API.md §2: within 5 s on every instance). */
+async function eventually(probe: () => Promise<TestResponse>, done: (response: TestResponse) => boolean): Promise<TestResponse> {
+  const deadline = Date.now() + 5_500;
+  let response = await probe();
+  while (!done(response) && Date.now() < deadline) {
+    await sleep(100);
+    response = await probe();
+  }
+  return response;
+}
+
+describe('mps CLI without a database', { timeout: CLI_TIMEOUT_MS }, () => {
+  let root: string;
+  beforeAll(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-cli-'));
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('--help prints the commands on stdout and exits 0 without opening a database', async () => {
+    const dataDir = path.join(root, 'help-data');
+    const result = await runCli(['--help'], { DATA_DIR: dataDir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toBe('');
+    for (const command of ['migrate', 'partner create', 'merchant create', 'merchant update', 'key create', 'key revoke', 'ledger check']) {
+      expect(result.stdout, command).toContain(command);
+    }
+    expect(fs.existsSync(dataDir)).toBe(false);
+  });
+
+  it('a wrong configuration value exits 2 with one line naming the variable', async () => {
+    const dataDir = path.join(root, 'config-data');
+    const result = await runCli(['ledger', 'check'], { DATA_DIR: dataDir, MODE: 'bogus' });
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = linesOf(result.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('MODE');
+    expect(lines[0]).toContain('bogus');
+    expect(fs.existsSync(dataDir)).toBe(false);
+  });
+});
+
+describe.each(postgresOnly())('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }, (kind) => {
+  let empty: { url: string; drop(): Promise<void> };
+  let env: Record<string, string>;
+  let database: TestDatabase | undefined;
+  let service: TestApp | undefined;
+  let partner: { id: number; master_key: string; key_prefix: string };
+  let merchant: { business_code: number; api_key: string; key_prefix: string };
+
+  beforeAll(async () => {
+    empty = await createEmptyPostgresDatabase();
+    env = { DATABASE_URL: empty.url };
+  });
+  afterAll(async () => {
+    await service?.close();
+    if (database) await database.drop();
+    else await empty?.drop();
+  });
+
+  /** The service on the database the CLI works on (started once the CLI has migrated it). */
+  const startService = async () => {
+    const db = await openPostgres({ url: empty.url });
+    const others: Database[] = [];
+    database = {
+      kind,
+      db,
+      url: empty.url,
+      async openAnother() {
+        const other = await openPostgres({ url: empty.url });
+        others.push(other);
+        return other;
+      },
+      async drop() {
+        for (const other of others) await other.close().catch(() => {});
+        await db.close().catch(() => {});
+        await empty.drop();
+      },
+    };
+    return startTestApp({ kind, database, plugins: [fixtureRoutes] });
+  };
+
+  it('migrate applies every migration to an empty database, and a second run applies none', async () => {
+    const first = await runCli(['migrate'], env);
+    expect(first.stderr).toBe('');
+    expect(first.exitCode).toBe(0);
+    expect(first.json).toEqual({ applied: loadMigrations().map((migration) => migration.name) });
+    expect(first.json.applied.length).toBeGreaterThan(0);
+
+    const second = await runCli(['migrate'], env);
+    expect(second.exitCode).toBe(0);
+    expect(second.json).toEqual({ applied: [] });
+  });
+
+  it('partner create prints the partner with its master key as JSON', async () => {
+    const result = await runCli(['partner', 'create', '--name', 'Banco Socio'], env);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.json).toEqual({
+      id: expect.any(Number),
+      name: 'Banco Socio',
+      master_key: expect.stringMatching(/^pk_master_test_[0-9A-Za-z]{22,}$/),
+      key_prefix: result.json.master_key.slice(0, 'pk_master_test_'.length + 8),
+    });
+    partner = result.json;
+  });
+
+  it('merchant create --ach on prints the merchant with an API key that works against the service on the same database', async () => {
+    const result = await runCli(['merchant', 'create', '--name', 'Tienda CLI', '--city', 'Cochabamba', '--mcc', '5411', '--ach', 'on', '--partner', String(partner.id)], env);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.json).toEqual({
+      business_code: expect.any(Number),
+      name: 'Tienda CLI',
+      city: 'Cochabamba',
+      mcc: '5411',
+      status: 'active',
+      ach_enabled: true,
+      partner_id: partner.id,
+      created_at: expect.stringMatching(ISO_UTC),
+      updated_at: expect.stringMatching(ISO_UTC),
+      api_key: expect.stringMatching(/^mk_test_[0-9A-Za-z]{22,}$/),
+      key_prefix: result.json.api_key.slice(0, 'mk_test_'.length + 8),
+    });
+    merchant = result.json;
+
+    service = await startService();
+    const balance = await service.request('GET', '/api/v2/balance', { apiKey: merchant.api_key });
+    expect(balance.status).toBe(200);
+    expect(balance.body).toEqual({ business_code: merchant.business_code, currency: 'BOB', available: 0, pending_out: 0 });
+    expect((await service.request('POST', '/test/ach-only', { apiKey: merchant.api_key })).status).toBe(200);
+    const asPartner = await service.request('GET', '/test/partner-only', { apiKey: partner.master_key });
+    expect(asPartner.body).toEqual({ partner_id: partner.id });
+  });
+
+  it('merchant update --status suspended is answered 403 MERCHANT_SUSPENDED by the running service within 5 seconds', async () => {
+    const result = await runCli(['merchant', 'update', String(merchant.business_code), '--status', 'suspended'], env);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.json).toMatchObject({ business_code: merchant.business_code, status: 'suspended', ach_enabled: true });
+
+    const response = await eventually(() => service!.request('GET', '/api/v2/balance', { apiKey: merchant.api_key }), (r) => r.status !== 200);
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('MERCHANT_SUSPENDED');
+  });
+
+  it('key revoke is answered 401 by the running service within 5 seconds', async () => {
+    const result = await runCli(['key', 'revoke', merchant.key_prefix], env);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.json).toEqual({ key_prefix: merchant.key_prefix, revoked_at: expect.stringMatching(ISO_UTC) });
+
+    const response = await eventually(() => service!.request('GET', '/api/v2/balance', { apiKey: merchant.api_key }), (r) => r.status !== 403);
+    expect(response.status).toBe(401);
+    expect(response.body.code).toBe('API_KEY_INVALID');
+  });
+
+  it('revoking an already revoked key exits 1 with one line on stderr', async () => {
+    const result = await runCli(['key', 'revoke', merchant.key_prefix], env);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(linesOf(result.stderr)).toHaveLength(1);
+  });
+
+  it('ledger check exits 0 and reports every balance consistent', async () => {
+    const result = await runCli(['ledger', 'check'], env);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const merchants = await service!.request('GET', '/admin/v1/merchants');
+    expect(result.json).toEqual({ balances_checked: merchants.body.data.length, ok: true, violations: [] });
+  });
+});
+
+describe('mps CLI on an embedded DATA_DIR (pglite)', { timeout: CLI_TIMEOUT_MS }, () => {
+  let root: string;
+  let dataDir: string;
+  let env: Record<string, string>;
+  let merchant: { business_code: number; api_key: string; key_prefix: string };
+  let secondKey: { api_key: string; key_prefix: string };
+
+  beforeAll(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-cli-'));
+    dataDir = path.join(root, 'data');
+    env = { DATA_DIR: dataDir };
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('merchant create on an empty DATA_DIR creates the database and prints the merchant with the defaults and its API key', async () => {
+    const result = await runCli(['merchant', 'create', '--name', 'Tienda Embebida'], env);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.json).toMatchObject({ name: 'Tienda Embebida', city: 'La Paz', mcc: '5999', status: 'active', ach_enabled: false, partner_id: null });
+    expect(result.json.api_key).toMatch(/^mk_test_[0-9A-Za-z]{22,}$/);
+    expect(result.json.api_key.startsWith(result.json.key_prefix)).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(true);
+    merchant = result.json;
+  });
+
+  it('key create prints another API key of the merchant', async () => {
+    const result = await runCli(['key', 'create', String(merchant.business_code)], env);
+    expect(result.exitCode).toBe(0);
+    expect(result.json).toEqual({ api_key: expect.stringMatching(/^mk_test_/), key_prefix: expect.stringMatching(/^mk_test_/) });
+    expect(result.json.api_key).not.toBe(merchant.api_key);
+    secondKey = result.json;
+  });
+
+  it('key revoke prints the revoked key prefix and time', async () => {
+    const result = await runCli(['key', 'revoke', merchant.key_prefix], env);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.json).toEqual({ key_prefix: merchant.key_prefix, revoked_at: expect.stringMatching(ISO_UTC) });
+  });
+
+  it('merchant update --status suspended prints the merchant suspended', async () => {
+    const result = await runCli(['merchant', 'update', String(merchant.business_code), '--status', 'suspended'], env);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.json).toMatchObject({ business_code: merchant.business_code, status: 'suspended' });
+  });
+
+  it('ledger check exits 0 and reports every balance consistent', async () => {
+    const result = await runCli(['ledger', 'check'], env);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.json).toEqual({ balances_checked: expect.any(Number), ok: true, violations: [] });
+    expect(result.json.balances_checked).toBeGreaterThanOrEqual(1);
+  });
+
+  it('an unknown command exits 1 with one line on stderr', async () => {
+    const result = await runCli(['frobnicate', 'now'], env);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    const lines = linesOf(result.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('frobnicate');
+  });
+
+  describe('while the service holds the DATA_DIR', () => {
+    let db: Database;
+    let service: TestApp;
+    beforeAll(async () => {
+      // Opened as the service opens it: through the lock file of DATA_DIR.
+      db = await openDatabase({ kind: 'pglite', dataDir }, { purpose: 'service' });
+      service = await startTestApp({
+        kind: 'pglite',
+        database: { kind: 'pglite', db, openAnother: () => Promise.reject(new Error('one process')), drop: () => db.close() },
+        plugins: [fixtureRoutes],
+      });
+    });
+    afterAll(async () => {
+      await service?.close();
+      await db?.close();
+    });
+
+    it("the service sees the CLI's changes: the revoked key gets 401, the suspended merchant's other key 403", async () => {
+      const revoked = await service.request('GET', '/api/v2/balance', { apiKey: merchant.api_key });
+      expect(revoked.status).toBe(401);
+      expect(revoked.body.code).toBe('API_KEY_INVALID');
+      const suspended = await service.request('GET', '/api/v2/balance', { apiKey: secondKey.api_key });
+      expect(suspended.status).toBe(403);
+      expect(suspended.body.code).toBe('MERCHANT_SUSPENDED');
+    });
+
+    it('the CLI says in one line that the DATA_DIR is in use and exits non-zero', async () => {
+      const result = await runCli(['ledger', 'check'], env);
+      expect(result.exitCode).not.toBe(0);
+      expect(result.exitCode).not.toBeNull();
+      expect(result.stdout).toBe('');
+      const lines = linesOf(result.stderr);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain('in use');
+      expect(lines[0]).toContain(dataDir);
+      expect(lines[0]).toContain(String(process.pid));
+    });
+  });
+
+  it('once the service has closed the DATA_DIR, the CLI opens it again: key list shows the revoked and the live key', async () => {
+    const result = await runCli(['key', 'list', String(merchant.business_code)], env);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.json.data).toEqual([
+      expect.objectContaining({ key_prefix: merchant.key_prefix, created_at: expect.stringMatching(ISO_UTC), revoked_at: expect.stringMatching(ISO_UTC) }),
+      expect.objectContaining({ key_prefix: secondKey.key_prefix, created_at: expect.stringMatching(ISO_UTC), revoked_at: null }),
+    ]);
+    expect(result.stdout).not.toContain(secondKey.api_key);
+  });
+});

@@ -1,0 +1,221 @@
+// The event outbox (API.md §7, ARCHITECTURE rules 2 and 9): emit writes in the caller's transaction, a
+// rollback leaves nothing, and listeners are woken only after a commit.
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Database, Queryable } from '../../src/db/database.ts';
+import * as events from '../../src/events/service.ts';
+import { EVENTS_CHANNEL, type EventOwner, type EventRow } from '../../src/events/service.ts';
+import { createMerchant } from '../../src/merchants/service.ts';
+import { createTestDatabase, databaseKinds, postgresOnly, type TestDatabase } from '../helpers/databases.ts';
+
+const T0 = new Date('2026-11-22T16:00:00.000Z');
+const BARRIER_CHANNEL = 'mps_test_outbox_barrier';
+const WAIT_MS = 10_000;
+
+/**
+ * Counts notifications on EVENTS_CHANNEL. `barrier()` sends a unique notification on another channel and
+ * waits for it: notifications arrive in commit order, so once the barrier is back, every notification sent
+ * before it has arrived too. That proves "not woken" without sleeping for a guessed time.
+ */
+async function watchEvents(db: Database) {
+  let eventsNotifications = 0;
+  const eventWaiters: Array<() => void> = [];
+  const barrierWaiters = new Map<string, () => void>();
+  const stopEvents = await db.listen(EVENTS_CHANNEL, () => {
+    eventsNotifications++;
+    for (const wake of eventWaiters.splice(0)) wake();
+  });
+  const stopBarrier = await db.listen(BARRIER_CHANNEL, (payload) => barrierWaiters.get(payload)?.());
+  return {
+    get count() {
+      return eventsNotifications;
+    },
+    async barrier(): Promise<void> {
+      const token = randomUUID();
+      const arrived = new Promise<void>((resolve) => barrierWaiters.set(token, resolve));
+      db.notify(BARRIER_CHANNEL, token);
+      await bounded(arrived, 'the barrier notification');
+      barrierWaiters.delete(token);
+    },
+    /** Resolves at the next notification on EVENTS_CHANNEL (or at once if `since` is already passed). */
+    async nextEventsNotification(since: number): Promise<void> {
+      if (eventsNotifications > since) return;
+      await bounded(new Promise<void>((resolve) => eventWaiters.push(resolve)), `a notification on ${EVENTS_CHANNEL}`);
+    },
+    async stop() {
+      await stopEvents();
+      await stopBarrier();
+    },
+  };
+}
+
+async function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no ${what} within ${WAIT_MS} ms`)), WAIT_MS);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function eventById(db: Queryable, id: string): Promise<EventRow | undefined> {
+  const { rows } = await db.query<EventRow>(
+    'select id, sequence, owner_kind, owner_id, type, data, created_at, published_at from events where id = $1::text',
+    [id],
+  );
+  return rows[0];
+}
+
+describe.each(databaseKinds())('event outbox on %s', (kind) => {
+  let database: TestDatabase;
+  let watcher: Awaited<ReturnType<typeof watchEvents>> | null = null;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+  });
+  afterEach(async () => {
+    await watcher?.stop();
+    watcher = null;
+  });
+  afterAll(() => database.drop());
+
+  async function newMerchant(): Promise<number> {
+    return database.db.transaction(async (tx) => (await createMerchant(tx, { name: 'Outbox Shop' }, 'sandbox', T0)).merchant.business_code);
+  }
+
+  it('emit writes an evt_ event with its owner, type, data and time in the caller\'s transaction', async () => {
+    const businessCode = await newMerchant();
+    const data = { movement_id: 42, amount: 100.25, payer: { name: 'Ana' }, tags: ['a', 'b'] };
+    const emitted = await database.db.transaction((tx) =>
+      events.emit(tx, { kind: 'merchant', businessCode }, 'simple_qr.payment_received', data, T0));
+
+    expect(emitted).toEqual({
+      id: expect.stringMatching(/^evt_[0-9A-Za-z]{24}$/),
+      sequence: expect.any(Number),
+      owner_kind: 'merchant',
+      owner_id: businessCode,
+      type: 'simple_qr.payment_received',
+      data,
+      created_at: T0,
+      published_at: null,
+    });
+    expect(await eventById(database.db, emitted.id)).toEqual(emitted);
+    expect(events.toEventPayload(emitted)).toEqual({ id: emitted.id, type: 'simple_qr.payment_received', created_at: '2026-11-22T16:00:00.000Z', data });
+  });
+
+  it('every event gets its own id', async () => {
+    const businessCode = await newMerchant();
+    const emitted = await database.db.transaction(async (tx) => {
+      const rows: EventRow[] = [];
+      for (let i = 0; i < 20; i++) rows.push(await events.emit(tx, { kind: 'merchant', businessCode }, 'transfer.created', { i }, T0));
+      return rows;
+    });
+    expect(new Set(emitted.map((e) => e.id)).size).toBe(20);
+  });
+
+  it('an event emitted in a rolled-back transaction is never written, and wakes no listener', async () => {
+    const businessCode = await newMerchant();
+    watcher = await watchEvents(database.db);
+    await watcher.barrier(); // notifications of earlier tests are in
+    const before = watcher.count;
+
+    let emittedId = '';
+    const boom = new Error('the change failed after its event was emitted');
+    await expect(database.db.transaction(async (tx) => {
+      emittedId = (await events.emit(tx, { kind: 'merchant', businessCode }, 'transfer.created', { n: 1 }, T0)).id;
+      expect(await eventById(tx, emittedId)).toBeDefined(); // visible inside its transaction
+      throw boom;
+    })).rejects.toBe(boom);
+
+    expect(emittedId).toMatch(/^evt_/);
+    expect(await eventById(database.db, emittedId)).toBeUndefined();
+    expect(await events.listEventsOfOwner(database.db, { kind: 'merchant', businessCode })).toEqual([]);
+    await database.db.flushNotifications();
+    await watcher.barrier();
+    expect(watcher.count).toBe(before);
+  });
+
+  it('a committed event is written and wakes a listener on EVENTS_CHANNEL', async () => {
+    const businessCode = await newMerchant();
+    watcher = await watchEvents(database.db);
+    await watcher.barrier();
+    const before = watcher.count;
+
+    const emitted = await database.db.transaction((tx) =>
+      events.emit(tx, { kind: 'merchant', businessCode }, 'transfer.created', { n: 2 }, T0));
+    await watcher.nextEventsNotification(before);
+
+    expect(watcher.count).toBeGreaterThan(before);
+    expect(await eventById(database.db, emitted.id)).toEqual(emitted);
+  });
+
+  it('listEventsOfOwner lists only that owner\'s events: a merchant and a partner with the same number are different owners', async () => {
+    const businessCode = await newMerchant();
+    const otherBusinessCode = await newMerchant();
+    const merchant: EventOwner = { kind: 'merchant', businessCode };
+    const partnerWithSameNumber: EventOwner = { kind: 'partner', partnerId: businessCode };
+    const otherMerchant: EventOwner = { kind: 'merchant', businessCode: otherBusinessCode };
+
+    const [ofMerchant, ofPartner, ofOther] = await database.db.transaction(async (tx) => [
+      await events.emit(tx, merchant, 'transfer.created', { who: 'merchant' }, T0),
+      await events.emit(tx, partnerWithSameNumber, 'onboarding_intent.completed', { who: 'partner' }, T0),
+      await events.emit(tx, otherMerchant, 'transfer.created', { who: 'other' }, T0),
+    ]);
+
+    expect((await events.listEventsOfOwner(database.db, merchant)).map((e) => e.id)).toEqual([ofMerchant!.id]);
+    expect((await events.listEventsOfOwner(database.db, partnerWithSameNumber)).map((e) => e.id)).toEqual([ofPartner!.id]);
+    expect((await events.listEventsOfOwner(database.db, otherMerchant)).map((e) => e.id)).toEqual([ofOther!.id]);
+    expect(await events.listEventsOfOwner(database.db, { kind: 'partner', partnerId: otherBusinessCode })).toEqual([]);
+    expect((await events.listEventsOfOwner(database.db, partnerWithSameNumber))[0]).toMatchObject({ owner_kind: 'partner', owner_id: businessCode });
+  });
+
+  it('listEventsOfOwner lists newest first, and events of the same instant in the order they were written, newest first', async () => {
+    const businessCode = await newMerchant();
+    const owner: EventOwner = { kind: 'merchant', businessCode };
+    const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+    const emitAt = (when: Date, label: string) =>
+      database.db.transaction((tx) => events.emit(tx, owner, 'transfer.created', { label }, when));
+
+    const first = await emitAt(at(0), 'first');
+    const second = await emitAt(at(60), 'second');
+    const third = await emitAt(at(60), 'third'); // same instant as `second`, written after it
+    const backdated = await emitAt(at(-60), 'backdated'); // written last, but the oldest
+
+    const listed = await events.listEventsOfOwner(database.db, owner);
+    expect(listed.map((e) => e.data.label)).toEqual(['third', 'second', 'first', 'backdated']);
+    expect(listed.map((e) => e.id)).toEqual([third.id, second.id, first.id, backdated.id]);
+  });
+});
+
+// On PGlite the notifier cannot send while a transaction holds the one connection, so "not before the
+// commit" can only be observed on PostgreSQL.
+describe.each(postgresOnly())('event outbox wake-ups on %s', (kind) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+  });
+  afterAll(() => database.drop());
+
+  it('listeners are not woken while the emitting transaction is still open, only after it commits', async () => {
+    const businessCode = await database.db.transaction(async (tx) =>
+      (await createMerchant(tx, { name: 'Outbox Shop' }, 'sandbox', T0)).merchant.business_code);
+    const watcher = await watchEvents(database.db);
+    try {
+      await watcher.barrier();
+      const before = watcher.count;
+      let countWhileOpen = -1;
+      await database.db.transaction(async (tx) => {
+        await events.emit(tx, { kind: 'merchant', businessCode }, 'transfer.created', { n: 3 }, T0);
+        await watcher.barrier(); // sent on another connection while this transaction is open
+        countWhileOpen = watcher.count;
+      });
+      expect(countWhileOpen).toBe(before);
+      await watcher.nextEventsNotification(before);
+      expect(watcher.count).toBeGreaterThan(before);
+    } finally {
+      await watcher.stop();
+    }
+  });
+});

@@ -1,0 +1,223 @@
+// loadConfig(env, cwd): the defaults of API.md §10, every wrong value refused with one line naming its
+// variable, and the real entry point exiting with code 2 on a wrong value.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The ConfigError that loadConfig throws for `env`. */
+function configErrorOf(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env, '/srv/mps');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+/** True when `line` names `variable` as a word (PORT, not the PORT inside SUPPORT). */
+function names(line: string, variable: string): boolean {
+  return new RegExp(`(^|[^A-Z_])${variable}([^A-Z_]|$)`).test(line);
+}
+
+describe('loadConfig defaults (API.md §10)', () => {
+  const config = loadConfig({}, '/srv/mps');
+
+  it('listens on 127.0.0.1:3000', () => {
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe('127.0.0.1');
+  });
+
+  it('uses the embedded database in ./data of the working directory', () => {
+    expect(config.database).toEqual({ kind: 'pglite', dataDir: path.resolve('/srv/mps', 'data') });
+  });
+
+  it('runs in sandbox mode with the operator API off', () => {
+    expect(config.mode).toBe('sandbox');
+    expect(config.adminToken).toBeNull();
+  });
+
+  it('uses http://localhost:PORT as the public base URL', () => {
+    expect(config.publicBaseUrl).toBe('http://localhost:3000');
+    expect(loadConfig({ PORT: '8080' }, '/srv/mps').publicBaseUrl).toBe('http://localhost:8080');
+  });
+
+  it('reads absolute QR expirations in America/La_Paz', () => {
+    expect(config.serviceTimeZone).toBe('America/La_Paz');
+  });
+
+  it('gives onboarding intents 120 minutes and an activation fee of 10.00', () => {
+    expect(config.onboardingIntentTtlMs).toBe(120 * 60_000);
+    expect(config.onboardingActivationFeeCentavos).toBe(1_000);
+  });
+
+  it('retries webhooks on 5s,30s,2m,10m,30m,1h,3h,6h,12h,24h with a 10 s timeout', () => {
+    const s = 1_000;
+    const m = 60 * s;
+    const h = 60 * m;
+    expect(config.webhookRetryScheduleMs).toEqual([5 * s, 30 * s, 2 * m, 10 * m, 30 * m, 1 * h, 3 * h, 6 * h, 12 * h, 24 * h]);
+    expect(config.webhookTimeoutMs).toBe(10_000);
+  });
+
+  it('settles sandbox transfers after 10s and 10s', () => {
+    expect(config.sandboxSettlementMs).toEqual([10_000, 10_000]);
+  });
+
+  it('limits each key to 100 requests/s with a burst of 200', () => {
+    expect(config.rateLimit).toEqual({ ratePerSecond: 100, burst: 200 });
+  });
+
+  it('runs every role in one process', () => {
+    expect(config.role).toBe('all');
+  });
+
+  it('treats empty variables as unset', () => {
+    const blank = loadConfig({ PORT: '', MODE: ' ', DATABASE_URL: '', ROLE: '', RATE_LIMIT: '' }, '/srv/mps');
+    expect(blank).toEqual(config);
+  });
+});
+
+describe('loadConfig accepts the documented forms', () => {
+  it('reads each variable', () => {
+    const config = loadConfig({
+      PORT: '8443',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://mps:secret@db.internal:5432/payments',
+      MODE: 'live',
+      PUBLIC_BASE_URL: 'https://pay.example.com/',
+      ADMIN_TOKEN: 'operator-token-0123456789',
+      SERVICE_TIMEZONE: 'America/Lima',
+      ONBOARDING_INTENT_TTL: '2h',
+      ONBOARDING_ACTIVATION_FEE: '25.5',
+      WEBHOOK_RETRY_SCHEDULE: '500ms,3s,1d',
+      WEBHOOK_TIMEOUT: '3s',
+      SANDBOX_SETTLEMENT: '1s,2m',
+      RATE_LIMIT: '10/s,20',
+      ROLE: 'worker',
+    }, '/srv/mps');
+    expect(config).toMatchObject({
+      port: 8443,
+      host: '0.0.0.0',
+      database: { kind: 'postgres', url: 'postgres://mps:secret@db.internal:5432/payments' },
+      mode: 'live',
+      publicBaseUrl: 'https://pay.example.com',
+      adminToken: 'operator-token-0123456789',
+      serviceTimeZone: 'America/Lima',
+      onboardingIntentTtlMs: 2 * 3_600_000,
+      onboardingActivationFeeCentavos: 2_550,
+      webhookRetryScheduleMs: [500, 3_000, 86_400_000],
+      webhookTimeoutMs: 3_000,
+      sandboxSettlementMs: [1_000, 120_000],
+      rateLimit: { ratePerSecond: 10, burst: 20 },
+      role: 'worker',
+    });
+  });
+
+  it('reads memory://, postgresql:// and DATA_DIR relative to the working directory', () => {
+    expect(loadConfig({ DATABASE_URL: 'memory://' }, '/srv/mps').database).toEqual({ kind: 'pglite-memory' });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u@h/d' }, '/srv/mps').database).toEqual({ kind: 'postgres', url: 'postgresql://u@h/d' });
+    expect(loadConfig({ DATA_DIR: 'var/db' }, '/srv/mps').database).toEqual({ kind: 'pglite', dataDir: '/srv/mps/var/db' });
+    expect(loadConfig({ DATA_DIR: '/var/lib/mps' }, '/srv/mps').database).toEqual({ kind: 'pglite', dataDir: '/var/lib/mps' });
+  });
+
+  it('reads off for RATE_LIMIT and SANDBOX_SETTLEMENT, and a fee of 0', () => {
+    const config = loadConfig({ RATE_LIMIT: 'off', SANDBOX_SETTLEMENT: 'off', ONBOARDING_ACTIVATION_FEE: '0' }, '/srv/mps');
+    expect(config.rateLimit).toBeNull();
+    expect(config.sandboxSettlementMs).toBeNull();
+    expect(config.onboardingActivationFeeCentavos).toBe(0);
+  });
+
+  it('reads the roles api, worker and all', () => {
+    for (const role of ['api', 'worker', 'all'] as const) expect(loadConfig({ ROLE: role }, '/srv/mps').role).toBe(role);
+  });
+});
+
+describe('loadConfig refuses wrong values with one line naming the variable', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['MODE', 'prod'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'postgres://'],
+    ['PUBLIC_BASE_URL', 'ftp://x'],
+    ['PUBLIC_BASE_URL', 'pay.example.com'],
+    ['ADMIN_TOKEN', 'short'],
+    ['SERVICE_TIMEZONE', 'Mars/Base'],
+    ['ONBOARDING_INTENT_TTL', '0'],
+    ['ONBOARDING_INTENT_TTL', '0m'],
+    ['ONBOARDING_ACTIVATION_FEE', '1.234'],
+    ['ONBOARDING_ACTIVATION_FEE', '-1'],
+    ['WEBHOOK_RETRY_SCHEDULE', '5x'],
+    ['WEBHOOK_RETRY_SCHEDULE', '5s,,30s'],
+    ['WEBHOOK_TIMEOUT', '2m'],
+    ['SANDBOX_SETTLEMENT', '10s'],
+    ['SANDBOX_SETTLEMENT', '10s,10s,10s'],
+    ['RATE_LIMIT', '100'],
+    ['RATE_LIMIT', '0/s,10'],
+    ['ROLE', 'web'],
+  ])('%s=%s', (variable, value) => {
+    const error = configErrorOf({ [variable]: value });
+    expect(error.problems).toHaveLength(1);
+    const line = error.problems[0]!;
+    expect(line).not.toContain('\n');
+    expect(names(line, variable), `"${line}" names ${variable}`).toBe(true);
+    expect(error.message).toBe(line);
+  });
+
+  it('lists several wrong values, one line each', () => {
+    const error = configErrorOf({ PORT: 'abc', MODE: 'prod', ROLE: 'web', WEBHOOK_TIMEOUT: '2m', HOST: 'localhost' });
+    expect(error.problems).toHaveLength(4);
+    expect(error.message.split('\n')).toEqual(error.problems);
+    for (const variable of ['PORT', 'MODE', 'WEBHOOK_TIMEOUT', 'ROLE']) {
+      expect(error.problems.filter((line) => names(line, variable)), `one line names ${variable}`).toHaveLength(1);
+    }
+  });
+
+  it('lists several wrong values among ADMIN_TOKEN, SANDBOX_SETTLEMENT and RATE_LIMIT, one line each', () => {
+    const error = configErrorOf({ ADMIN_TOKEN: 'short', SANDBOX_SETTLEMENT: '10s', RATE_LIMIT: '100', MODE: 'prod' });
+    expect(error.problems).toHaveLength(4);
+    for (const variable of ['ADMIN_TOKEN', 'SANDBOX_SETTLEMENT', 'RATE_LIMIT', 'MODE']) {
+      expect(error.problems.filter((line) => names(line, variable)), `one line names ${variable}`).toHaveLength(1);
+    }
+  });
+});
+
+describe('npx tsx src/main.ts with a wrong value', () => {
+  it('exits with code 2 and prints one line naming MODE', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-config-test-'));
+    try {
+      // node_modules/.bin/tsx is what `npx tsx` runs; calling it directly keeps npm's own warnings out of stderr.
+      const tsx = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
+      const child = spawn(tsx, ['src/main.ts'], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), MODE: 'bogus', DATA_DIR: dataDir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve, reject) => {
+        child.on('error', reject);
+        child.on('close', (exitCode) => resolve(exitCode));
+      });
+      expect(code, `stderr: ${stderr}`).toBe(2);
+      const lines = stderr.split('\n').filter((line) => line.trim() !== '');
+      expect(lines, stderr).toHaveLength(1);
+      expect(names(lines[0]!, 'MODE'), lines[0]).toBe(true);
+      expect(lines[0]).toContain('bogus');
+      expect(stdout).toBe('');
+      // It stopped before opening the database.
+      expect(fs.readdirSync(dataDir)).toEqual([]);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
