@@ -13,8 +13,9 @@ import QRCode from 'qrcode';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const seconds = Number(process.argv[2] ?? 10);
-const SERVICE_PORT = 3901;
-const BARE_PORT = 3902;
+// Random ports, so this can run beside other benchmarks (bench/movements.ts uses 3900–3989).
+const SERVICE_PORT = 4100 + Math.floor(Math.random() * 400);
+const BARE_PORT = SERVICE_PORT + 500;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const CONNECTIONS = 50;
 
