@@ -2,7 +2,7 @@
 // (POS polling) with and without If-None-Match, each beside a baseline measured in the same run.
 // Runs the real service (`src/main.ts`) as its own process on a fresh PostgreSQL database with
 // RATE_LIMIT=off, and a bare Fastify process as the baseline.
-//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/qr.ts [seconds]
+//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/qr.ts [seconds per run, 5] [rounds, 3]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -12,7 +12,8 @@ import pg from 'pg';
 import QRCode from 'qrcode';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const seconds = Number(process.argv[2] ?? 10);
+const seconds = Number(process.argv[2] ?? 5);
+const ROUNDS = Number(process.argv[3] ?? 3);
 // Random ports, so this can run beside other benchmarks (bench/movements.ts uses 3900–3989).
 const SERVICE_PORT = 4100 + Math.floor(Math.random() * 400);
 const BARE_PORT = SERVICE_PORT + 500;
@@ -136,24 +137,37 @@ async function main(): Promise<void> {
     const warm = { duration: 2 };
     await run('warm-up', { url: `http://127.0.0.1:${BARE_PORT}/hello`, ...warm });
     await run('warm-up', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(false), ...warm });
-    const results: Result[] = [];
-    results.push(await run('bare Fastify GET /hello', { url: `http://127.0.0.1:${BARE_PORT}/hello` }));
-    results.push(await run('bare Fastify GET, static QR-sized body', { url: `http://127.0.0.1:${BARE_PORT}/qr-shaped` }));
-    results.push(await run('GET /api/v2/simple-qrs/{id}', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(false) }));
-    results.push(await run('GET /api/v2/simple-qrs/{id} + If-None-Match (304)', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(true) }));
-    results.push(await run('POST /api/v2/simple-qrs (with image)', {
-      url: `http://127.0.0.1:${SERVICE_PORT}/api/v2/simple-qrs`, method: 'POST', body: createBody,
-      headers: { 'content-type': 'application/json', ...key },
-    }));
-
+    // The machine is shared and its load swings by the second: baseline and targets are interleaved in
+    // ROUNDS rounds, and each figure is compared with the baseline of its own round; the report gives the
+    // median round.
+    const cases: Array<[string, autocannon.Options]> = [
+      ['bare Fastify GET /hello', { url: `http://127.0.0.1:${BARE_PORT}/hello` }],
+      ['bare Fastify GET, static QR-sized body', { url: `http://127.0.0.1:${BARE_PORT}/qr-shaped` }],
+      ['service GET /healthz (the app\'s hooks, no database)', { url: `http://127.0.0.1:${SERVICE_PORT}/healthz` }],
+      ['GET /api/v2/simple-qrs/{id}', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(false) }],
+      ['GET /api/v2/simple-qrs/{id} + If-None-Match (304)', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(true) }],
+      ['POST /api/v2/simple-qrs (with image)', {
+        url: `http://127.0.0.1:${SERVICE_PORT}/api/v2/simple-qrs`, method: 'POST', body: createBody,
+        headers: { 'content-type': 'application/json', ...key },
+      }],
+    ];
+    const rounds: Result[][] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const results: Result[] = [];
+      for (const [name, options] of cases) results.push(await run(name, options));
+      rounds.push(results);
+    }
+    const ratioOf = (results: Result[], index: number) => results[index]!.requestsPerSecond / results[0]!.requestsPerSecond;
+    const median = <T>(items: T[], key: (item: T) => number) => [...items].sort((a, b) => key(a) - key(b))[Math.floor(items.length / 2)]!;
+    const results = cases.map((_, index) => median(rounds.map((r) => ({ ...r[index]!, ratio: ratioOf(r, index) })), (r) => r.ratio));
     mkdirSync('bench/results', { recursive: true });
-    const report = { at: new Date().toISOString(), cores: availableParallelism(), loadAverageAtStart, loadAverageAtEnd: loadavg().map((l) => l.toFixed(2)), seconds, connections: CONNECTIONS, qrcodeLibraryToDataUrlPerSecond: libraryRate, results };
+    const report = { rounds, at: new Date().toISOString(), cores: availableParallelism(), loadAverageAtStart, loadAverageAtEnd: loadavg().map((l) => l.toFixed(2)), seconds, connections: CONNECTIONS, qrcodeLibraryToDataUrlPerSecond: libraryRate, results };
     writeFileSync('bench/results/qr-latest.json', `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`load average at the end: ${report.loadAverageAtEnd.join(' ')}\n`);
-    const bareRate = results[0]!.requestsPerSecond;
-    process.stdout.write('\n| run | req/s | p50 ms | p99 ms | non-2xx | vs bare /hello |\n|---|---:|---:|---:|---:|---:|\n');
+    process.stdout.write('\nmedian round per case (ratio to the bare /hello of the same round):\n');
+    process.stdout.write('| run | req/s | p50 ms | p99 ms | non-2xx | vs bare /hello, same round |\n|---|---:|---:|---:|---:|---:|\n');
     for (const r of results) {
-      process.stdout.write(`| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${(r.requestsPerSecond / bareRate * 100).toFixed(0)} % |\n`);
+      process.stdout.write(`| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${(r.ratio * 100).toFixed(0)} % |\n`);
     }
   } finally {
     for (const child of children) child.kill('SIGTERM');
