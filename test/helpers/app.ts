@@ -8,6 +8,7 @@ import { buildApp, type App } from '../../src/http/app.ts';
 import { createLogger } from '../../src/http/logging.ts';
 import type { Clock } from '../../src/time.ts';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.ts';
+import { trackOpen } from './open-resources.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -88,6 +89,7 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
   const clock = options.clock ?? new TestClock();
   const app = await buildApp({ config, db, clock }, { plugins: options.plugins, logger: createLogger(config.logLevel) });
   await app.listen({ port: 0, host: '127.0.0.1' });
+  const closed = trackOpen('a test app');
   const address = app.server.address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 
@@ -133,6 +135,7 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
       await app.close();
       if (options.separatePool) await db.close();
       if (ownsDatabase) await database.drop();
+      closed();
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Database } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
+import { trackOpen } from './open-resources.ts';
 import { databaseUrlWithName } from './postgres-url.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -35,11 +36,15 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   if (kind === 'pglite') {
     const db = await openPglite();
     await migrate(db);
+    const closed = trackOpen('a PGlite test database');
     return {
       kind,
       db,
       openAnother: () => Promise.reject(new Error('PGlite is one connection in one process')),
-      drop: () => db.close(),
+      async drop() {
+        await db.close();
+        closed();
+      },
     };
   }
   const serverUrl = process.env.TEST_DATABASE_URL!;
@@ -47,6 +52,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   await withAdmin(serverUrl, (admin) => admin.query(`create database ${name} template ${inject('postgresTemplate')}`));
   const url = databaseUrlWithName(serverUrl, name);
   const db = await openPostgres({ url });
+  const closed = trackOpen(`the PostgreSQL test database ${name}`);
   const others: Database[] = [];
   return {
     kind,
@@ -61,6 +67,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
       for (const other of others) await other.close().catch(() => {});
       await db.close().catch(() => {});
       await withAdmin(serverUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`));
+      closed();
     },
   };
 }
