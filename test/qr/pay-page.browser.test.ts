@@ -1,7 +1,9 @@
 // The hosted pay page in headless Chromium (Debian's /usr/bin/chromium; never downloaded): live status
-// without reload, the sandbox form, the receipt, and the canceled / expired / unknown pages. Screenshots
-// of the PGlite run go to docs/screenshots/ for the README.
-import { mkdirSync } from 'node:fs';
+// without reload, the sandbox form, the receipt, and the canceled / expired / unknown pages. Every step is
+// screenshotted; with UPDATE_SCREENSHOTS=1 the PGlite run writes them to docs/screenshots/ for the docs
+// (tokens are random, so writing them on every run would dirty the tree):
+//   UPDATE_SCREENSHOTS=1 npx vitest run test/qr/pay-page.browser.test.ts
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,9 +22,11 @@ describe.each(databaseKinds())('hosted pay page in Chromium on %s', (kind) => {
   let merchant: Merchant;
   let browser: Browser;
   const screenshot = async (page: Page, name: string) => {
-    if (kind !== 'pglite') return;
+    const image = await page.screenshot({ fullPage: true });
+    expect(image.length).toBeGreaterThan(1000);
+    if (kind !== 'pglite' || process.env.UPDATE_SCREENSHOTS !== '1') return;
     mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    writeFileSync(path.join(SCREENSHOTS, `${name}.png`), image);
   };
   const open = async (url: string) => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
