@@ -145,6 +145,9 @@ async function main(): Promise<void> {
       ['bare Fastify GET, static QR-sized body', { url: `http://127.0.0.1:${BARE_PORT}/qr-shaped` }],
       ['service GET /healthz (the app\'s hooks, no database)', { url: `http://127.0.0.1:${SERVICE_PORT}/healthz` }],
       ['GET /api/v2/simple-qrs/{id}', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(false) }],
+      // One QR through a fixed URL and headers, like the baselines: autocannon's per-request setupRequest
+      // of the round-robin cases costs the client (on the same 2 cores) more than a static request.
+      ['GET one QR, static request', { url: `http://127.0.0.1:${SERVICE_PORT}/api/v2/simple-qrs/${qrs[0].id}`, headers: key }],
       ['GET /api/v2/simple-qrs/{id} + If-None-Match (304)', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(true) }],
       ['POST /api/v2/simple-qrs (with image)', {
         url: `http://127.0.0.1:${SERVICE_PORT}/api/v2/simple-qrs`, method: 'POST', body: createBody,
