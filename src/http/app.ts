@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { registerLedgerRoutes } from '../ledger/routes.ts';
 import { registerAdminRoutes } from '../merchants/admin-routes.ts';
+import { registerQrRoutes } from '../qr/routes.ts';
 import { registerTransferRoutes } from '../transfers/routes.ts';
 import { registerEventRoutes } from '../webhooks/events-routes.ts';
 import { registerWebhookEndpointRoutes } from '../webhooks/routes.ts';
@@ -185,6 +186,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     await app.register(async (scope) => registerAdminRoutes(scope as unknown as App, context), { prefix: '/admin/v1' });
   }
   await app.register(async (scope) => registerLedgerRoutes(scope as unknown as App, context));
+  await app.register(async (scope) => registerQrRoutes(scope as unknown as App, context));
   await app.register(async (scope) => registerTransferRoutes(scope as unknown as App, context));
   await app.register(async (scope) => registerWebhookEndpointRoutes(scope as unknown as App, context));
   await app.register(async (scope) => registerEventRoutes(scope as unknown as App, context));

@@ -2,6 +2,7 @@
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
+import { sweepExpiredQrs } from '../qr/service.ts';
 import { advanceOneDueTransfer, transferRailFor } from '../transfers/service.ts';
 import { Dispatcher } from '../webhooks/dispatcher.ts';
 import { Fanout } from '../webhooks/fanout.ts';
@@ -33,6 +34,13 @@ export function backgroundJobs({ config, db, clock }: AppContext, options: Backg
     // Woken by every committed emit (EVENTS_CHANNEL); wakes this process's dispatcher directly after its commit.
     new Fanout({ db, clock, metrics, onDeliveriesCreated: () => dispatcher.wake() }).job(),
     dispatcher.job(),
+    {
+      // Records expired QRs as CANCELED with their simple_qr.canceled event. Reads never wait for it (the
+      // effective status applies expiry at once), so a few seconds of delay only delay the webhook.
+      name: 'qr-expiry-sweep',
+      intervalMs: 5_000,
+      runOnce: async () => (await sweepExpiredQrs(db, config, clock.now(), 500)) === 500,
+    },
   ];
   const rail = transferRailFor(config);
   if (rail && config.sandboxSettlementMs) {
