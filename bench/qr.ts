@@ -1,0 +1,165 @@
+// QR benchmarks (BENCHMARKS.md): POST /api/v2/simple-qrs with its image, and GET /api/v2/simple-qrs/{id}
+// (POS polling) with and without If-None-Match, each beside a baseline measured in the same run.
+// Runs the real service (`src/main.ts`) as its own process on a fresh PostgreSQL database with
+// RATE_LIMIT=off, and a bare Fastify process as the baseline.
+//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/qr.ts [seconds]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import autocannon from 'autocannon';
+import { availableParallelism, loadavg } from 'node:os';
+import pg from 'pg';
+import QRCode from 'qrcode';
+
+const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const seconds = Number(process.argv[2] ?? 10);
+// Random ports, so this can run beside other benchmarks (bench/movements.ts uses 3900–3989).
+const SERVICE_PORT = 4100 + Math.floor(Math.random() * 400);
+const BARE_PORT = SERVICE_PORT + 500;
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const CONNECTIONS = 50;
+
+function withDatabase(name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      if (ready.test(output)) resolve(child);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)));
+  });
+}
+
+interface Result {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function run(name: string, options: autocannon.Options): Promise<Result> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: seconds, ...options });
+  const summary = {
+    name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+  process.stdout.write(`${JSON.stringify(summary)}\n`);
+  return summary;
+}
+
+async function json(method: string, path: string, body: unknown, headers: Record<string, string>) {
+  const response = await fetch(`http://127.0.0.1:${SERVICE_PORT}${path}`, {
+    method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return response.json() as Promise<any>;
+}
+
+/** The `qrcode` library's own PNG data URL, single thread, for the create baseline. */
+async function qrcodeLibraryRate(payload: string): Promise<number> {
+  const started = performance.now();
+  let count = 0;
+  while (performance.now() - started < 3000) {
+    await QRCode.toDataURL(payload, { errorCorrectionLevel: 'M' });
+    count++;
+  }
+  return Math.round(count / ((performance.now() - started) / 1000));
+}
+
+async function main(): Promise<void> {
+  const loadAverageAtStart = loadavg().map((l) => l.toFixed(2));
+  process.stdout.write(`cores ${availableParallelism()}, load average ${loadAverageAtStart.join(' ')}\n`);
+  const database = `mps_bench_${randomBytes(4).toString('hex')}`;
+  await admin(`create database ${database}`);
+  const children: ChildProcess[] = [];
+  try {
+    const service = await start(['src/main.ts'], {
+      DATABASE_URL: withDatabase(database), PORT: String(SERVICE_PORT), RATE_LIMIT: 'off', LOG_LEVEL: 'warn',
+      ADMIN_TOKEN, PUBLIC_BASE_URL: 'https://pay.example.com', MODE: 'sandbox',
+    }, /listening on/);
+    children.push(service);
+    const merchant = await json('POST', '/admin/v1/merchants', { name: 'Bench Tienda Pérez', city: 'La Paz' }, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const key = { 'x-api-key': merchant.api_key as string };
+    const createBody = JSON.stringify({ business_code: merchant.business_code, amount: 150.5, description: 'Order 42', qr_expiration: '+1d' });
+
+    // POS polling: 200 QRs polled round-robin.
+    const qrs: any[] = [];
+    for (let i = 0; i < 200; i++) qrs.push(await json('POST', '/api/v2/simple-qrs', JSON.parse(createBody), key));
+    const bare = await start(['bench/bare-fastify.ts', String(BARE_PORT), JSON.stringify(qrs[0])], {}, /bare fastify/);
+    children.push(bare);
+    const etags = new Map<string, string>();
+    for (const qr of qrs) {
+      const response = await fetch(`http://127.0.0.1:${SERVICE_PORT}/api/v2/simple-qrs/${qr.id}`, { headers: key });
+      etags.set(qr.id, response.headers.get('etag')!);
+    }
+    const roundRobin = (withTag: boolean) => {
+      let i = 0;
+      return [{
+        method: 'GET' as const,
+        setupRequest: (request: any) => {
+          const qr = qrs[i++ % qrs.length];
+          request.path = `/api/v2/simple-qrs/${qr.id}`;
+          request.headers = { ...key, ...(withTag ? { 'if-none-match': etags.get(qr.id)! } : {}) };
+          return request;
+        },
+      }];
+    };
+
+    const libraryRate = await qrcodeLibraryRate(qrs[0].qr_payload);
+    process.stdout.write(`qrcode.toDataURL single thread: ${libraryRate}/s\n`);
+
+    const warm = { duration: 2 };
+    await run('warm-up', { url: `http://127.0.0.1:${BARE_PORT}/hello`, ...warm });
+    await run('warm-up', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(false), ...warm });
+    const results: Result[] = [];
+    results.push(await run('bare Fastify GET /hello', { url: `http://127.0.0.1:${BARE_PORT}/hello` }));
+    results.push(await run('bare Fastify GET, static QR-sized body', { url: `http://127.0.0.1:${BARE_PORT}/qr-shaped` }));
+    results.push(await run('GET /api/v2/simple-qrs/{id}', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(false) }));
+    results.push(await run('GET /api/v2/simple-qrs/{id} + If-None-Match (304)', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(true) }));
+    results.push(await run('POST /api/v2/simple-qrs (with image)', {
+      url: `http://127.0.0.1:${SERVICE_PORT}/api/v2/simple-qrs`, method: 'POST', body: createBody,
+      headers: { 'content-type': 'application/json', ...key },
+    }));
+
+    mkdirSync('bench/results', { recursive: true });
+    const report = { at: new Date().toISOString(), cores: availableParallelism(), loadAverageAtStart, loadAverageAtEnd: loadavg().map((l) => l.toFixed(2)), seconds, connections: CONNECTIONS, qrcodeLibraryToDataUrlPerSecond: libraryRate, results };
+    writeFileSync('bench/results/qr-latest.json', `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`load average at the end: ${report.loadAverageAtEnd.join(' ')}\n`);
+    const bareRate = results[0]!.requestsPerSecond;
+    process.stdout.write('\n| run | req/s | p50 ms | p99 ms | non-2xx | vs bare /hello |\n|---|---:|---:|---:|---:|---:|\n');
+    for (const r of results) {
+      process.stdout.write(`| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${(r.requestsPerSecond / bareRate * 100).toFixed(0)} % |\n`);
+    }
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await admin(`drop database if exists ${database} with (force)`);
+  }
+}
+
+await main();

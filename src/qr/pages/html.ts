@@ -1,0 +1,81 @@
+// Small HTML helpers of the hosted pages: every piece of data goes through escapeHtml, and the page
+// shell carries the styles and script under a per-response CSP nonce.
+import { randomBytes } from 'node:crypto';
+
+export function escapeHtml(value: unknown): string {
+  return String(value)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** A value safe inside a <script> block as JSON (no `</script>`, no U+2028/9 surprises). */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+export function newNonce(): string {
+  return randomBytes(16).toString('base64');
+}
+
+/** Security headers of every hosted page: nothing loads from elsewhere, no framing, no referrer (the URL holds the pay token). */
+export function pageHeaders(nonce: string): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': [
+      "default-src 'none'", 'img-src data:', `style-src 'nonce-${nonce}'`, `script-src 'nonce-${nonce}'`,
+      "connect-src 'self'", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'",
+    ].join('; '),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'cache-control': 'no-store',
+  };
+}
+
+const STYLES = `
+:root { color-scheme: light; --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --accent: #0b5cad; --ok: #116329; --bad: #a40e26; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f6f8fa; }
+main { max-width: 28rem; margin: 0 auto; padding: 1rem; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: 1.25rem; margin-bottom: 1rem; }
+h1 { font-size: 1.25rem; margin: 0 0 .25rem; }
+h2 { font-size: 1.1rem; margin: 0 0 .75rem; }
+.muted { color: var(--muted); margin: 0; }
+.amount { font-size: 2rem; font-weight: 700; margin: .75rem 0 .25rem; }
+.qr { display: block; width: 100%; max-width: 280px; height: auto; margin: 1rem auto; image-rendering: pixelated; }
+.status { font-weight: 600; padding: .5rem .75rem; border-radius: 8px; background: #eef4fb; color: var(--accent); }
+.status[data-state="PAID"] { background: #e6f4ea; color: var(--ok); }
+.status[data-state="CANCELED"], .status[data-state="NOT_FOUND"] { background: #fbeaec; color: var(--bad); }
+dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; margin: 0; }
+dt { color: var(--muted); } dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
+input { width: 100%; font: inherit; padding: .6rem .7rem; border: 1px solid #8c959f; border-radius: 8px; }
+input:focus, button:focus { outline: 3px solid #0969da66; outline-offset: 1px; }
+button { margin-top: 1rem; width: 100%; font: inherit; font-weight: 700; padding: .75rem; border: 0; border-radius: 8px; background: var(--accent); color: #fff; cursor: pointer; }
+.error { color: var(--bad); font-weight: 600; }
+.sandbox { border-style: dashed; }
+[hidden] { display: none !important; }
+`;
+
+export function pageShell(options: { title: string; nonce: string; body: string; script?: string }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(options.title)}</title>
+<style nonce="${options.nonce}">${STYLES}</style>
+</head>
+<body>
+<main>
+${options.body}
+</main>
+${options.script ? `<script nonce="${options.nonce}">${options.script}</script>` : ''}
+</body>
+</html>`;
+}

@@ -1,0 +1,117 @@
+// Routes of the hosted payment page (no API key): the page, its public status endpoint (ETag and
+// long poll like the API) and, in sandbox mode, the "Simulate payment" form post.
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import type { App } from '../../http/app.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import { errorResponses, StrictObject } from '../../http/schemas.ts';
+import * as merchants from '../../merchants/service.ts';
+import { parseAmount } from '../../money.ts';
+import { sandboxRail } from '../rail.ts';
+import { QR_AMOUNT_MAX_CENTAVOS, QR_AMOUNT_MIN_CENTAVOS } from '../schemas.ts';
+import * as qrs from '../service.ts';
+import { holdWhileUnchanged, type QrWatcher } from '../watch.ts';
+import { newNonce, pageHeaders } from './html.ts';
+import { renderNotFoundPage, renderPayPage, toPublicStatus, type SimulateFormState } from './pay-page.ts';
+
+const TokenParams = Type.Object({ token: Type.String() });
+const StatusQuery = StrictObject({ wait: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })) });
+const FORM_BODY_LIMIT = 8 * 1024;
+
+export async function registerPayPages(app: App, context: AppContext, watcher: QrWatcher): Promise<void> {
+  const { config, db, clock } = context;
+  const sandbox = config.mode === 'sandbox';
+
+  // Form posts only here (the API itself takes JSON only). URLSearchParams never creates prototype keys on
+  // a plain object: the result is copied into a null-prototype object.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, text, done) => {
+    const fields: Record<string, string> = Object.create(null);
+    for (const [key, value] of new URLSearchParams(text as string)) fields[key] = value;
+    done(null, fields);
+  });
+
+  const sendPage = (reply: FastifyReply, status: number, render: (nonce: string) => string) => {
+    const nonce = newNonce();
+    return reply.code(status).headers(pageHeaders(nonce)).send(render(nonce));
+  };
+
+  const showPage = async (reply: FastifyReply, token: string, status = 200, form?: SimulateFormState) => {
+    const found = await qrs.findQrByPayToken(db, token);
+    if (!found) return sendPage(reply, 404, renderNotFoundPage);
+    const merchant = await merchants.getMerchant(db, found.qr.business_code);
+    return sendPage(reply, status, (nonce) => renderPayPage({
+      found, merchant, now: clock.now(), zone: config.serviceTimeZone, sandbox, nonce, form,
+    }));
+  };
+
+  app.get('/pay/:token', {
+    schema: { tags: ['hosted pages'], summary: 'Hosted payment page (HTML)', params: TokenParams, hide: true },
+  }, async (request, reply) => showPage(reply, request.params.token));
+
+  app.get('/pay/:token/status', {
+    schema: {
+      tags: ['hosted pages'],
+      summary: 'Public status of a payment page (ETag, ?wait=N long poll); no payer details',
+      params: TokenParams,
+      querystring: StatusQuery,
+      response: { ...errorResponses(404, 422, 500, 503) },
+    },
+  }, async (request, reply) => {
+    const token = request.params.token;
+    let found = await qrs.findQrByPayToken(db, token);
+    if (!found) throw notFound('payment page');
+    let now = clock.now();
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (request.query.wait !== undefined) {
+      ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? qrs.etagOf(found.qr, now), request.query.wait,
+        () => qrs.findQrByPayToken(db, token)));
+    }
+    const etag = qrs.etagOf(found.qr, now);
+    reply.header('ETag', etag).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer');
+    if (qrs.ifNoneMatchHits(ifNoneMatch, etag)) return reply.code(304).send(); // no body
+    return toPublicStatus(found, now, config.serviceTimeZone);
+  });
+
+  if (!sandbox) return; // live mode: the form does not exist (404)
+
+  app.post('/pay/:token', {
+    schema: { tags: ['hosted pages'], summary: 'Sandbox: simulate a payer paying (form post)', params: TokenParams, hide: true },
+  }, async (request, reply) => {
+    const token = request.params.token;
+    const found = await qrs.findQrByPayToken(db, token);
+    if (!found) return sendPage(reply, 404, renderNotFoundPage);
+    const raw = (request.body ?? {}) as Record<string, unknown>;
+    const values: Record<string, string> = {};
+    for (const name of ['source_bank', 'account_number', 'account_titular', 'amount']) {
+      values[name] = typeof raw[name] === 'string' ? (raw[name] as string).trim() : '';
+    }
+    const errors: Record<string, string> = {};
+    if (values.source_bank === '' || values.source_bank!.length > 100) errors.source_bank = 'Enter the payer\'s bank (up to 100 characters).';
+    if (!/^[0-9]{4,30}$/.test(values.account_number!)) errors.account_number = 'Enter 4 to 30 digits.';
+    if (values.account_titular === '' || values.account_titular!.length > 140) errors.account_titular = 'Enter the account holder\'s name (up to 140 characters).';
+    let amountCentavos: number | null = null;
+    if (found.qr.modify_amount && values.amount !== '') {
+      const parsed = parseAmount(values.amount, { min: QR_AMOUNT_MIN_CENTAVOS, max: QR_AMOUNT_MAX_CENTAVOS });
+      if (parsed.ok) amountCentavos = parsed.centavos;
+      else errors.amount = 'Enter an amount from 0.10 to 100000.00 with at most two decimals.';
+    }
+    if (Object.keys(errors).length > 0) return showPage(reply, token, 422, { values, errors });
+    try {
+      await qrs.receivePayment(db, config, sandboxRail.toNotice({
+        qrId: found.qr.id, businessCode: null, amountCentavos,
+        sourceBank: values.source_bank, accountNumber: values.account_number, accountTitular: values.account_titular,
+      }), clock.now());
+    } catch (error) {
+      if (error instanceof ApiError && (error.code === 'QR_NOT_PAYABLE' || error.code === 'VALIDATION_FAILED')) {
+        const formErrors: Record<string, string> = error.code === 'QR_NOT_PAYABLE'
+          ? { _form: 'This QR no longer accepts payments.' }
+          : Object.fromEntries((error.errors ?? []).map((e) => [e.field, `Amount ${e.message}.`]));
+        return showPage(reply, token, error.status, { values, errors: formErrors });
+      }
+      throw error;
+    }
+    // Post/redirect/get: a reload of the receipt never pays twice.
+    return reply.code(303).header('location', `/pay/${token}`).send();
+  });
+}

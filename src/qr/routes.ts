@@ -1,0 +1,199 @@
+// Simple QR routes of the merchant API (API.md §3) and the sandbox payment endpoint (§3.6). HTTP only:
+// schema in, one service call, schema out.
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { callerScope, merchantOf } from '../http/auth.ts';
+import { ApiError, notFound } from '../http/errors.ts';
+import { sendIdempotentResult } from '../http/idempotent-reply.ts';
+import { pageMeta, pageOffset, pageRequest } from '../http/pagination.ts';
+import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
+import { runIdempotent } from '../idempotency/service.ts';
+import { parseAmount } from '../money.ts';
+import type { Queryable } from '../db/database.ts';
+import { RenderPool } from './png.ts';
+import { sandboxRail } from './rail.ts';
+import {
+  CreateQrBody, GetQrQuery, ListPaymentsQuery, ListQrsQuery, PaymentPageSchema, PaymentSchema, QrIdParams, QrPageSchema,
+  QR_AMOUNT_MAX_CENTAVOS, QR_AMOUNT_MIN_CENTAVOS, QrSchema, SandboxPaymentBody, type QrView,
+} from './schemas.ts';
+import * as qrs from './service.ts';
+import { registerPayPages } from './pages/routes.ts';
+import { holdWhileUnchanged, QrWatcher } from './watch.ts';
+
+const QR_BOUNDS = { min: QR_AMOUNT_MIN_CENTAVOS, max: QR_AMOUNT_MAX_CENTAVOS };
+
+/** An amount that passed its schema's x-money check, in centavos. */
+function centavosOf(amount: number | string | undefined): number | null {
+  if (amount === undefined) return null;
+  const parsed = parseAmount(amount, QR_BOUNDS);
+  if (!parsed.ok) throw new Error('a validated amount did not parse');
+  return parsed.centavos;
+}
+
+export interface QrRouteOptions {
+  /** Image renderer; the default renders on the request's thread. */
+  render?: qrs.RenderQrImage;
+}
+
+export async function registerQrRoutes(app: App, context: AppContext, options: QrRouteOptions = {}): Promise<void> {
+  const { config, db, clock } = context;
+  // Rendering (~1.1 ms of CPU per image) runs on a pool of worker threads beside the event loop.
+  const pool = options.render ? null : new RenderPool();
+  const render = options.render ?? ((payload: string) => pool!.render(payload));
+  app.addHook('onClose', async () => pool?.close());
+  const watcher = new QrWatcher(db);
+  app.addHook('onReady', () => watcher.start());
+  app.addHook('preClose', () => watcher.stop());
+  // The hosted pages live in their own scope: it alone accepts form posts.
+  await app.register(async (scope) => registerPayPages(scope as unknown as App, context, watcher));
+
+  /** A QR of this merchant, through the read cache; another merchant's QR is not found (404). */
+  const readOwnQr = async (businessCode: number, qrId: string) => {
+    const found = await watcher.cache.read(qrId, () => qrs.findQrById(db, qrId));
+    if (!found || found.qr.business_code !== businessCode) throw notFound('QR');
+    return found;
+  };
+
+  /** JSON of a cached read at a given ETag (the view is a pure function of the row and the effective state). */
+  const serializedViews = new WeakMap<qrs.QrWithLastPayment, { etag: string; json: string }>();
+
+  const tags = ['simple-qrs'];
+  const security = [{ apiKey: [] }];
+
+  app.post('/api/v2/simple-qrs', {
+    config: { auth: 'merchant', idempotency: 'optional' },
+    schema: {
+      tags, security,
+      summary: 'Create a payment QR',
+      body: CreateQrBody,
+      response: { 201: QrSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 400, 409, 413, 415, 422) },
+    },
+  }, async (request, reply) => {
+    const businessCode = merchantOf(request.principal);
+    const body = request.body;
+    const now = clock.now();
+    const input = {
+      amountCentavos: centavosOf(body.amount),
+      modifyAmount: body.modify_amount ?? false,
+      isMultiUse: body.is_multi_use ?? false,
+      description: body.description ?? null,
+      qrExpiration: body.qr_expiration ?? null,
+    };
+    const checked = qrs.checkCreateInput(input, now, config.serviceTimeZone);
+    if (body.business_code !== businessCode) throw new ApiError('BUSINESS_CODE_MISMATCH');
+    const prepared = await qrs.prepareQr(db, config, businessCode, checked, null, render);
+    const create = async (tx: Queryable) => ({ statusCode: 201, body: qrs.toQrView(config, await qrs.insertPreparedQr(tx, prepared, now), now) });
+    if (request.idempotencyKey) {
+      const outcome = await runIdempotent(db, { caller: callerScope(request.principal!), route: 'POST /api/v2/simple-qrs', key: request.idempotencyKey },
+        { business_code: businessCode, ...input, currency: 'BOB' }, now, create);
+      return sendIdempotentResult(reply, outcome);
+    }
+    const outcome = await create(db); // a single insert: no transaction round trips needed
+    return reply.code(201).send(outcome.body);
+  });
+
+  app.get('/api/v2/simple-qrs/:id', {
+    config: { auth: 'merchant' },
+    schema: {
+      tags, security,
+      summary: 'Read a QR (ETag / If-None-Match → 304; ?wait=N long poll)',
+      params: QrIdParams,
+      querystring: GetQrQuery,
+      response: { 200: QrSchema, 304: Type.Null({ description: 'Not modified: If-None-Match names the current ETag (no body)' }), ...errorResponses(...AUTHENTICATED_ERRORS, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const businessCode = merchantOf(request.principal);
+    const ifNoneMatch = request.headers['if-none-match'];
+    const read = () => readOwnQr(businessCode, request.params.id);
+    let found = await read();
+    let now = clock.now();
+    if (request.query.wait !== undefined) {
+      ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? qrs.etagOf(found.qr, now), request.query.wait, read));
+    }
+    const etag = qrs.etagOf(found.qr, now);
+    reply.header('ETag', etag);
+    reply.header('Cache-Control', 'no-cache');
+    if (qrs.ifNoneMatchHits(ifNoneMatch, etag)) return reply.code(304).send(undefined as unknown as null); // no body, no Content-Length: 4 for "null"
+    // POS polling reads the same state again and again: its JSON is built once per cached read and ETag.
+    let memo = serializedViews.get(found);
+    if (!memo || memo.etag !== etag) serializedViews.set(found, (memo = { etag, json: JSON.stringify(qrs.toQrView(config, found, now)) }));
+    return reply.type('application/json; charset=utf-8').send(memo.json as unknown as QrView);
+  });
+
+  app.get('/api/v2/simple-qrs', {
+    config: { auth: 'merchant' },
+    schema: {
+      tags, security,
+      summary: 'List QRs, newest first (status filters by effective status)',
+      querystring: ListQrsQuery,
+      response: { 200: QrPageSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 422) },
+    },
+  }, async (request) => {
+    const businessCode = merchantOf(request.principal);
+    const page = pageRequest(request.query);
+    const now = clock.now();
+    const { total, items } = await qrs.listQrsOfMerchant(db, businessCode, request.query.status ?? null, now, { limit: page.perPage, offset: pageOffset(page) });
+    return { data: items.map((found) => qrs.toQrView(config, found, now)), meta: pageMeta(total, page) };
+  });
+
+  app.post('/api/v2/simple-qrs/:id/cancel', {
+    config: { auth: 'merchant' },
+    schema: {
+      tags, security,
+      summary: 'Cancel an ACTIVE QR',
+      params: QrIdParams,
+      body: { type: 'object', additionalProperties: false, properties: {} },
+      response: { 200: QrSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 404, 409, 413, 415, 422) },
+    },
+  }, async (request) => {
+    const businessCode = merchantOf(request.principal);
+    const now = clock.now();
+    const canceled = await db.transaction((tx) => qrs.cancelQr(tx, config, businessCode, request.params.id, now));
+    qrs.announceLocalQrChange(canceled.qr.id); // this process sees its own commit at once; others on NOTIFY
+    return qrs.toQrView(config, canceled, now);
+  });
+
+  app.get('/api/v2/simple-qrs/:id/payments', {
+    config: { auth: 'merchant' },
+    schema: {
+      tags, security,
+      summary: 'Payments of a QR, newest first',
+      params: QrIdParams,
+      querystring: ListPaymentsQuery,
+      response: { 200: PaymentPageSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 404, 422) },
+    },
+  }, async (request) => {
+    const businessCode = merchantOf(request.principal);
+    const page = pageRequest(request.query);
+    const { total, items } = await qrs.listPaymentsOfQr(db, businessCode, request.params.id, { limit: page.perPage, offset: pageOffset(page) });
+    return { data: items.map(qrs.toPaymentView), meta: pageMeta(total, page) };
+  });
+
+  // Sandbox endpoints exist only in MODE=sandbox; in live mode the path is simply not found (404).
+  if (config.mode === 'sandbox') {
+    app.post('/api/v2/sandbox/simple-qrs/:id/payments', {
+      config: { auth: 'merchant' },
+      schema: {
+        tags: ['sandbox'], security,
+        summary: 'Simulate a payer\'s bank paying a QR (sandbox only)',
+        params: QrIdParams,
+        body: SandboxPaymentBody,
+        response: { 201: PaymentSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 404, 409, 413, 415, 422) },
+      },
+    }, async (request, reply) => {
+      const businessCode = merchantOf(request.principal);
+      const body = request.body;
+      const notice = sandboxRail.toNotice({
+        qrId: request.params.id,
+        businessCode,
+        amountCentavos: centavosOf(body.amount),
+        sourceBank: body.source_bank,
+        accountNumber: body.account_number,
+        accountTitular: body.account_titular,
+      });
+      const { payment } = await qrs.receivePayment(db, config, notice, clock.now());
+      return reply.code(201).send(qrs.toPaymentView(payment));
+    });
+  }
+}

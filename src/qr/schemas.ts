@@ -1,0 +1,108 @@
+// Schemas of the Simple QR routes (API.md §3): validation, OpenAPI and types from one definition.
+import { Type, type Static } from '@sinclair/typebox';
+import { PaginationQueryProperties, PageSchema } from '../http/pagination.ts';
+import { CurrencySchema, MoneyAmount, StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+
+/** 0.10 to 100000.00 BOB, in centavos (API.md §3.1). */
+export const QR_AMOUNT_MIN_CENTAVOS = 10;
+export const QR_AMOUNT_MAX_CENTAVOS = 10_000_000;
+
+export const QR_STATUSES = ['ACTIVE', 'PAID', 'CANCELED'] as const;
+
+export const CreateQrBody = StrictObject({
+  business_code: Type.Integer({ description: 'The merchant of the API key' }),
+  amount: Type.Optional(MoneyAmount(QR_AMOUNT_MIN_CENTAVOS, QR_AMOUNT_MAX_CENTAVOS, {
+    description: 'Required when modify_amount is false; 0.10 to 100000.00; only a suggestion when modify_amount is true',
+  })),
+  modify_amount: Type.Optional(Type.Boolean({ default: false, description: 'true: the payer chooses the amount' })),
+  is_multi_use: Type.Optional(Type.Boolean({ default: false, description: 'true: many payers may pay the same QR' })),
+  qr_expiration: Type.Optional(Type.String({
+    maxLength: 40,
+    description: 'Absolute `YYYY-MM-DD HH:mm:ss` in SERVICE_TIMEZONE (default America/La_Paz), or relative `+N` and a unit: m/min/minute(s), h/hour(s), d/day(s). In the future, at most 365 days ahead. Absent: never expires.',
+    example: '+5 minutes',
+  })),
+  description: Type.Optional(Type.String({ maxLength: 140 })),
+  currency: Type.Optional(CurrencySchema),
+});
+export type CreateQrBody = Static<typeof CreateQrBody>;
+
+export const PayerSchema = Type.Object({
+  source_bank: Type.String(),
+  account_number: Type.String({ description: 'Masked: only the last digits are shown', example: '**********4321' }),
+  account_titular: Type.String(),
+});
+
+export const PaymentSchema = Type.Object({
+  id: Type.Integer(),
+  qr_id: Type.String({ format: 'uuid' }),
+  business_code: Type.Integer(),
+  amount: Type.Number({ example: 150.5 }),
+  currency: Type.Literal('BOB'),
+  status: Type.Literal('COMPLETED'),
+  payer: PayerSchema,
+  paid_at: Timestamp(),
+  movement_id: Type.Integer(),
+});
+export type PaymentView = Static<typeof PaymentSchema>;
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const QrProperties = {
+  id: Type.String({ format: 'uuid' }),
+  business_code: Type.Integer(),
+  status: StringEnum(QR_STATUSES, { description: 'Effective status at the time of the request: a QR past expires_at reads CANCELED' }),
+  amount: Type.Union([Type.Number(), Type.Null()], { description: 'Fixed amount, or the suggested one when modify_amount is true; null when none' }),
+  currency: Type.Literal('BOB'),
+  modify_amount: Type.Boolean(),
+  is_multi_use: Type.Boolean(),
+  description: Nullable(Type.String()),
+  qr_expiration: Nullable(Type.String({ description: 'Expiry as `YYYY-MM-DD HH:mm:ss` in SERVICE_TIMEZONE' })),
+  expires_at: Nullable(Timestamp()),
+  qr_url: Type.String({ description: 'Hosted payment page' }),
+  qr_payload: Type.String({ description: 'EMVCo Merchant-Presented Mode payload' }),
+  payments_count: Type.Integer(),
+  amount_collected: Type.Number(),
+  last_payment: Type.Union([PaymentSchema, Type.Null()]),
+  paid_at: Nullable(Timestamp()),
+  canceled_at: Nullable(Timestamp()),
+  cancel_reason: Type.Union([StringEnum(['merchant', 'expired'] as const), Type.Null()]),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+};
+
+/** The QR resource (API.md §3.1). */
+export const QrSchema = Type.Object({
+  ...QrProperties,
+  qr_image: Type.String({ description: 'PNG of qr_payload as a data URI' }),
+});
+export type QrView = Static<typeof QrSchema>;
+/** The resource without its image, as events carry it (API.md §7). */
+export type QrEventView = Omit<QrView, 'qr_image'>;
+
+export const QrIdParams = Type.Object({ id: Type.String({ description: 'QR id (UUID)' }) });
+
+export const GetQrQuery = StrictObject({
+  wait: Type.Optional(Type.Integer({ minimum: 1, maximum: 30, description: 'Long poll: hold the answer up to this many seconds while the QR is ACTIVE and unchanged' })),
+});
+
+export const ListQrsQuery = StrictObject({
+  ...PaginationQueryProperties,
+  status: Type.Optional(StringEnum(QR_STATUSES)),
+});
+
+export const ListPaymentsQuery = StrictObject({ ...PaginationQueryProperties });
+
+export const QrPageSchema = PageSchema(QrSchema);
+export const PaymentPageSchema = PageSchema(PaymentSchema);
+
+export const SandboxPaymentBody = StrictObject({
+  amount: Type.Optional(MoneyAmount(QR_AMOUNT_MIN_CENTAVOS, QR_AMOUNT_MAX_CENTAVOS, {
+    description: 'Must equal the QR amount when fixed; the payer\'s choice when editable (defaults to the suggested amount)',
+  })),
+  source_bank: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Payer\'s bank (default "Banco Sandbox")' })),
+  account_number: Type.Optional(Type.String({
+    pattern: '^[0-9]{4,30}$', 'x-format-hint': 'must be 4 to 30 digits', description: 'Payer\'s account; stored, never shown unmasked',
+  })),
+  account_titular: Type.Optional(Type.String({ minLength: 1, maxLength: 140, description: 'Payer\'s name' })),
+});
+export type SandboxPaymentBody = Static<typeof SandboxPaymentBody>;

@@ -1,0 +1,409 @@
+// The rules of Simple QRs (API.md §3): creation with its EMV payload and image, the one effective-status
+// rule every read and write uses, cancel, and payments from any PaymentRail. Money moves only through
+// ledger.credit and events only through events.emit, in the payment's transaction.
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.ts';
+import type { Database, Queryable, Transaction } from '../db/database.ts';
+import * as events from '../events/service.ts';
+import { ApiError, notFound, validationError, type FieldError } from '../http/errors.ts';
+import { randomBase62 } from '../ids.ts';
+import * as ledger from '../ledger/service.ts';
+import { maskAccountNumber } from '../masking.ts';
+import * as merchants from '../merchants/service.ts';
+import { centavosToAmount } from '../money.ts';
+import { buildEmvPayload } from './emv.ts';
+import { parseExpiration } from './expiration.ts';
+import { renderQrDataUri } from './png.ts';
+import { purposeHandler } from './purposes.ts';
+import type { PaymentNotice } from './rail.ts';
+import type { PaymentView, QrEventView, QrView } from './schemas.ts';
+import * as store from './store.ts';
+import type { CancelReason, PaymentRow, QrRow, QrStatus, QrWithLastPayment } from './store.ts';
+
+export type { PaymentRow, QrRow, QrStatus, QrWithLastPayment } from './store.ts';
+
+/** Channel carrying the id of a QR that changed (payment, cancel, expiry sweep); it wakes long polls. */
+export const QR_CHANGED_CHANNEL = 'mps_qr_changed';
+
+/**
+ * Listeners told, in this process, right after a QR change committed here: the read cache drops the QR at
+ * once instead of waiting for its own NOTIFY to come back (which other processes rely on).
+ */
+const localChangeListeners = new Set<(qrId: string) => void>();
+
+export function subscribeLocalQrChanges(listener: (qrId: string) => void): () => void {
+  localChangeListeners.add(listener);
+  return () => localChangeListeners.delete(listener);
+}
+
+/** Callers that commit a QR change themselves (cancelQr runs in the caller's transaction) call this after the commit. */
+export function announceLocalQrChange(qrId: string): void {
+  for (const listener of localChangeListeners) listener(qrId);
+}
+
+/** Renders the PNG data URI of a payload (inline by default; a worker pool under load). */
+export type RenderQrImage = (payload: string) => Promise<string>;
+export const renderInline: RenderQrImage = async (payload) => renderQrDataUri(payload);
+
+// ---------------------------------------------------------------------------------------------------
+// Effective status: the one rule (API.md §3.2)
+
+export interface EffectiveState {
+  status: QrStatus;
+  canceledAt: Date | null;
+  cancelReason: CancelReason | null;
+  updatedAt: Date;
+}
+
+/**
+ * The state a QR has at `now`: an ACTIVE QR whose expires_at has come reads CANCELED ("expired") with
+ * canceled_at = updated_at = expires_at, exactly what the sweeper later records, so the sweep changes
+ * neither the body nor the ETag. A QR is payable while now < expires_at.
+ */
+export function effectiveState(qr: QrRow, now: Date): EffectiveState {
+  if (qr.status === 'ACTIVE' && qr.expires_at !== null && qr.expires_at.getTime() <= now.getTime()) {
+    return { status: 'CANCELED', canceledAt: qr.expires_at, cancelReason: 'expired', updatedAt: qr.expires_at };
+  }
+  return { status: qr.status, canceledAt: qr.canceled_at, cancelReason: qr.cancel_reason, updatedAt: qr.updated_at };
+}
+
+/** A strong ETag of the effective state: it changes with every payment, cancel or expiry, and nothing else. */
+export function etagOf(qr: QrRow, now: Date): string {
+  const state = effectiveState(qr, now);
+  // Tags are per URL, so no id is needed; leaving it out also keeps the QR id off the public pay-page status.
+  return `"${state.status[0]}${qr.payments_count}-${state.updatedAt.getTime().toString(36)}"`;
+}
+
+/** True when an If-None-Match header names `etag` (or is `*`); weak comparison, as RFC 9110 asks for it. */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Views
+
+export function toPaymentView(payment: PaymentRow): PaymentView {
+  return {
+    id: payment.id,
+    qr_id: payment.qr_id,
+    business_code: payment.business_code,
+    amount: centavosToAmount(payment.amount_centavos),
+    currency: 'BOB',
+    status: payment.status,
+    payer: {
+      source_bank: payment.source_bank,
+      account_number: maskAccountNumber(payment.account_number),
+      account_titular: payment.account_titular,
+    },
+    paid_at: payment.paid_at.toISOString(),
+    movement_id: payment.movement_id,
+  };
+}
+
+export function qrUrlOf(config: Pick<Config, 'publicBaseUrl'>, payToken: string): string {
+  return `${config.publicBaseUrl.replace(/\/+$/, '')}/pay/${payToken}`;
+}
+
+/** The QR resource without its image (the form events carry). */
+export function toQrEventView(config: Pick<Config, 'publicBaseUrl'>, { qr, lastPayment }: QrWithLastPayment, now: Date): QrEventView {
+  const state = effectiveState(qr, now);
+  return {
+    id: qr.id,
+    business_code: qr.business_code,
+    status: state.status,
+    amount: qr.amount_centavos === null ? null : centavosToAmount(qr.amount_centavos),
+    currency: 'BOB',
+    modify_amount: qr.modify_amount,
+    is_multi_use: qr.is_multi_use,
+    description: qr.description,
+    qr_expiration: qr.qr_expiration,
+    expires_at: qr.expires_at?.toISOString() ?? null,
+    qr_url: qrUrlOf(config, qr.pay_token),
+    qr_payload: qr.qr_payload,
+    payments_count: qr.payments_count,
+    amount_collected: centavosToAmount(qr.amount_collected_centavos),
+    last_payment: lastPayment ? toPaymentView(lastPayment) : null,
+    paid_at: qr.paid_at?.toISOString() ?? null,
+    canceled_at: state.canceledAt?.toISOString() ?? null,
+    cancel_reason: state.cancelReason,
+    created_at: qr.created_at.toISOString(),
+    updated_at: state.updatedAt.toISOString(),
+  };
+}
+
+export function toQrView(config: Pick<Config, 'publicBaseUrl'>, found: QrWithLastPayment, now: Date): QrView {
+  return { ...toQrEventView(config, found, now), qr_image: found.qr.qr_image };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Create
+
+export interface CreateQrInput {
+  amountCentavos: number | null;
+  modifyAmount: boolean;
+  isMultiUse: boolean;
+  description: string | null;
+  /** The raw `qr_expiration` text, or null for a QR that never expires. */
+  qrExpiration: string | null;
+}
+
+export interface CheckedCreateQrInput extends CreateQrInput {
+  expiresAt: Date | null;
+  /** The expiry as wall-clock text in the service time zone. */
+  qrExpirationWallClock: string | null;
+}
+
+/** The checks of a create request that its schema cannot express; throws one 422 listing them all. */
+export function checkCreateInput(input: CreateQrInput, now: Date, serviceTimeZone: string): CheckedCreateQrInput {
+  const errors: FieldError[] = [];
+  if (!input.modifyAmount && input.amountCentavos === null) {
+    errors.push({ field: 'amount', code: 'required', message: 'is required when modify_amount is false' });
+  }
+  let expiresAt: Date | null = null;
+  let qrExpirationWallClock: string | null = null;
+  if (input.qrExpiration !== null) {
+    const parsed = parseExpiration(input.qrExpiration, now, serviceTimeZone);
+    if (parsed.ok) {
+      expiresAt = parsed.expiresAt;
+      qrExpirationWallClock = parsed.qrExpiration;
+    } else {
+      errors.push(parsed.error);
+    }
+  }
+  if (errors.length > 0) throw validationError(errors);
+  return { ...input, expiresAt, qrExpirationWallClock };
+}
+
+/**
+ * Name, city and MCC of a merchant for the EMV payload, cached for a minute: none of them can change
+ * through the API, and a create then costs one statement instead of two.
+ */
+const MERCHANT_CACHE_MS = 60_000;
+type MerchantCache = Map<number, { merchant: { name: string; city: string; mcc: string }; expiresAtMs: number }>;
+/** Per database object (a process may hold several: tests, a second pool). */
+const merchantCaches = new WeakMap<Queryable, MerchantCache>();
+
+async function merchantForPayload(db: Queryable, businessCode: number): Promise<{ name: string; city: string; mcc: string }> {
+  let merchantCache = merchantCaches.get(db);
+  if (!merchantCache) merchantCaches.set(db, (merchantCache = new Map()));
+  const cached = merchantCache.get(businessCode);
+  if (cached && cached.expiresAtMs > performance.now()) return cached.merchant;
+  const { name, city, mcc } = await merchants.getMerchant(db, businessCode);
+  if (merchantCache.size > 10_000) merchantCache.clear();
+  merchantCache.set(businessCode, { merchant: { name, city, mcc }, expiresAtMs: performance.now() + MERCHANT_CACHE_MS });
+  return { name, city, mcc };
+}
+
+/** Everything of a new QR except the database write: id, token, payload and image. */
+export async function prepareQr(
+  db: Queryable,
+  config: Pick<Config, 'publicBaseUrl'>,
+  businessCode: number,
+  input: CheckedCreateQrInput,
+  purpose: string | null,
+  render: RenderQrImage = renderInline,
+): Promise<store.NewQr> {
+  const merchant = await merchantForPayload(db, businessCode);
+  const payToken = randomBase62(22);
+  const qrPayload = buildEmvPayload({
+    isMultiUse: input.isMultiUse,
+    qrUrl: qrUrlOf(config, payToken),
+    payToken,
+    mcc: merchant.mcc,
+    amountCentavos: input.modifyAmount ? null : input.amountCentavos,
+    merchantName: merchant.name,
+    merchantCity: merchant.city,
+  });
+  return {
+    id: randomUUID(),
+    businessCode,
+    payToken,
+    amountCentavos: input.amountCentavos,
+    modifyAmount: input.modifyAmount,
+    isMultiUse: input.isMultiUse,
+    description: input.description,
+    qrExpiration: input.qrExpirationWallClock,
+    expiresAt: input.expiresAt,
+    purpose,
+    qrPayload,
+    qrImage: await render(qrPayload),
+  };
+}
+
+/** One statement: callers without other writes pass the database itself (autocommit, one round trip). */
+export async function insertPreparedQr(tx: Queryable, prepared: store.NewQr, now: Date): Promise<QrWithLastPayment> {
+  return { qr: await store.insertQr(tx, prepared, now), lastPayment: null };
+}
+
+/**
+ * Creates a QR owned by `businessCode` for an internal `purpose` inside the caller's transaction (the
+ * onboarding activation fee: owner 1000, the platform merchant). Validation errors are 422 as for the API.
+ */
+export async function createQrWithPurpose(
+  tx: Transaction,
+  context: { config: Pick<Config, 'publicBaseUrl' | 'serviceTimeZone'> },
+  businessCode: number,
+  input: CreateQrInput,
+  purpose: string,
+  now: Date,
+): Promise<QrWithLastPayment> {
+  const checked = checkCreateInput(input, now, context.config.serviceTimeZone);
+  const prepared = await prepareQr(tx, context.config, businessCode, checked, purpose);
+  return insertPreparedQr(tx, prepared, now);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reads
+
+export async function getQrOfMerchant(db: Queryable, businessCode: number, qrId: string): Promise<QrWithLastPayment> {
+  const found = isUuid(qrId) ? await store.findQrOfMerchant(db, businessCode, qrId) : undefined;
+  if (!found) throw notFound('QR');
+  return found;
+}
+
+export async function findQrByPayToken(db: Queryable, payToken: string): Promise<QrWithLastPayment | undefined> {
+  return /^[0-9A-Za-z]{22}$/.test(payToken) ? store.findQrByPayToken(db, payToken) : undefined;
+}
+
+export async function findQrById(db: Queryable, qrId: string): Promise<QrWithLastPayment | undefined> {
+  return isUuid(qrId) ? store.findQrById(db, qrId) : undefined;
+}
+
+export async function listQrsOfMerchant(
+  db: Queryable,
+  businessCode: number,
+  status: QrStatus | null,
+  now: Date,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; items: QrWithLastPayment[] }> {
+  const total = await store.countQrsOfMerchant(db, businessCode, status, now);
+  const items = page.offset < total ? await store.listQrsOfMerchant(db, businessCode, status, now, page) : [];
+  return { total, items };
+}
+
+export async function listPaymentsOfQr(
+  db: Queryable,
+  businessCode: number,
+  qrId: string,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; items: PaymentRow[] }> {
+  const { qr } = await getQrOfMerchant(db, businessCode, qrId);
+  const total = await store.countPaymentsOfQr(db, qr.id);
+  const items = page.offset < total ? await store.listPaymentsOfQr(db, qr.id, page) : [];
+  return { total, items };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Cancel and expiry
+
+export async function cancelQr(tx: Transaction, config: Pick<Config, 'publicBaseUrl'>, businessCode: number, qrId: string, now: Date): Promise<QrWithLastPayment> {
+  const canceled = isUuid(qrId) ? await store.cancelQrByMerchant(tx, businessCode, qrId, now) : undefined;
+  if (!canceled) {
+    await getQrOfMerchant(tx, businessCode, qrId); // 404 for an unknown or foreign QR
+    throw new ApiError('QR_NOT_CANCELABLE', { message: `QR ${qrId} is already paid or canceled.` });
+  }
+  const found = (await store.findQrOfMerchant(tx, businessCode, qrId))!;
+  await events.emit(tx, { kind: 'merchant', businessCode }, 'simple_qr.canceled', toQrEventView(config, found, now), now);
+  tx.notifyAfterCommit(QR_CHANGED_CHANNEL, qrId);
+  return found;
+}
+
+/** Records up to `limit` expired QRs as CANCELED ("expired") with their simple_qr.canceled events; returns how many. */
+export async function sweepExpiredQrs(db: Database, config: Pick<Config, 'publicBaseUrl'>, now: Date, limit: number): Promise<number> {
+  const swept = await db.transaction(async (tx) => {
+    const expired = await store.cancelExpiredQrs(tx, now, limit);
+    if (expired.length === 0) return [];
+    const withPayments = await store.findQrsByIds(tx, expired.map((qr) => qr.id));
+    for (const found of withPayments) {
+      await events.emit(tx, { kind: 'merchant', businessCode: found.qr.business_code }, 'simple_qr.canceled', toQrEventView(config, found, now), now);
+      tx.notifyAfterCommit(QR_CHANGED_CHANNEL, found.qr.id);
+    }
+    return expired.map((qr) => qr.id);
+  });
+  for (const qrId of swept) announceLocalQrChange(qrId);
+  return swept.length;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Payments
+
+/** The amount a payment moves, by API.md §3.5: fixed amounts must match, editable ones default to the suggestion. */
+export function resolvePaymentAmount(qr: QrRow, offeredCentavos: number | null): number {
+  if (!qr.modify_amount) {
+    if (offeredCentavos !== null && offeredCentavos !== qr.amount_centavos) {
+      throw validationError([{ field: 'amount', code: 'invalid_value', message: `must equal the QR's fixed amount ${centavosToAmount(qr.amount_centavos!)}` }]);
+    }
+    return qr.amount_centavos!;
+  }
+  const amount = offeredCentavos ?? qr.amount_centavos;
+  if (amount === null) throw validationError([{ field: 'amount', code: 'required', message: 'is required: this QR has no suggested amount' }]);
+  return amount;
+}
+
+export interface ReceivedPayment {
+  found: QrWithLastPayment;
+  payment: PaymentRow;
+}
+
+/**
+ * Records a payment reported by any rail: the QR claim (a guarded update: a single-use QR is paid exactly
+ * once, whatever the concurrency), the ledger credit and movement, the payment row, its events and the
+ * purpose's handler — one transaction. Refusals (409 QR_NOT_PAYABLE, 422 amount) move nothing.
+ */
+export async function receivePayment(db: Database, config: Pick<Config, 'publicBaseUrl'>, notice: PaymentNotice, now: Date): Promise<ReceivedPayment> {
+  const received = await db.transaction(async (tx): Promise<ReceivedPayment> => {
+    const current = notice.businessCode === null
+      ? await findQrById(tx, notice.qrId)
+      : await getQrOfMerchant(tx, notice.businessCode, notice.qrId);
+    if (!current) throw notFound('QR');
+    const amountCentavos = resolvePaymentAmount(current.qr, notice.amountCentavos);
+    const claimed = await store.claimQrForPayment(tx, current.qr.id, amountCentavos, now);
+    if (!claimed) throw new ApiError('QR_NOT_PAYABLE', { message: `QR ${current.qr.id} does not accept payments: it is ${effectiveState(current.qr, now).status}.` });
+    const maskedAccount = maskAccountNumber(notice.payer.accountNumber);
+    const movement = await ledger.credit(tx, {
+      businessCode: claimed.business_code,
+      amountCentavos,
+      reference: claimed.description,
+      snapshot: {
+        details: { source_bank: notice.payer.sourceBank, account_number: maskedAccount, account_titular: notice.payer.accountTitular },
+        qr_id: claimed.id,
+      },
+      now,
+    });
+    let payment: PaymentRow;
+    try {
+      payment = await store.insertPaymentAsLast(tx, {
+        qrId: claimed.id,
+        businessCode: claimed.business_code,
+        singleUse: !claimed.is_multi_use,
+        amountCentavos,
+        sourceBank: notice.payer.sourceBank,
+        accountNumber: notice.payer.accountNumber,
+        accountTitular: notice.payer.accountTitular,
+        movementId: movement.id,
+      }, now);
+    } catch (error) {
+      // Unreachable while the guarded claim holds; the index is the database's second line (ARCHITECTURE rule 3).
+      if (error instanceof store.SingleUseAlreadyPaidError) throw new ApiError('QR_NOT_PAYABLE');
+      throw error;
+    }
+    const found: QrWithLastPayment = { qr: { ...claimed, last_payment_id: payment.id }, lastPayment: payment };
+    const owner = { kind: 'merchant', businessCode: claimed.business_code } as const;
+    const qrView = toQrEventView(config, found, now);
+    await events.emit(tx, owner, 'simple_qr.payment_received', { qr: qrView, payment: toPaymentView(payment) }, now);
+    if (claimed.status === 'PAID') await events.emit(tx, owner, 'simple_qr.paid', qrView, now);
+    if (claimed.purpose !== null) await purposeHandler(claimed.purpose)(tx, { qr: found.qr, payment, now });
+    tx.notifyAfterCommit(QR_CHANGED_CHANNEL, claimed.id);
+    return { found, payment };
+  });
+  announceLocalQrChange(received.found.qr.id);
+  return received;
+}
+
+function isUuid(text: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text);
+}

@@ -1,0 +1,282 @@
+// SQL of simple QRs and their payments. Transitions are guarded updates (PATTERNS.md 4); expiry is
+// applied at the time passed in ($now), never the database's own clock.
+import { databaseErrorOf, SqlState, type Queryable } from '../db/database.ts';
+
+export type QrStatus = 'ACTIVE' | 'PAID' | 'CANCELED';
+export type CancelReason = 'merchant' | 'expired';
+
+export interface QrRow {
+  id: string;
+  business_code: number;
+  pay_token: string;
+  status: QrStatus;
+  amount_centavos: number | null;
+  currency: string;
+  modify_amount: boolean;
+  is_multi_use: boolean;
+  description: string | null;
+  qr_expiration: string | null;
+  expires_at: Date | null;
+  purpose: string | null;
+  qr_payload: string;
+  qr_image: string;
+  payments_count: number;
+  amount_collected_centavos: number;
+  last_payment_id: number | null;
+  paid_at: Date | null;
+  canceled_at: Date | null;
+  cancel_reason: CancelReason | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PaymentRow {
+  id: number;
+  qr_id: string;
+  business_code: number;
+  amount_centavos: number;
+  currency: string;
+  status: 'COMPLETED';
+  source_bank: string;
+  account_number: string;
+  account_titular: string;
+  movement_id: number;
+  paid_at: Date;
+}
+
+/** A QR with its latest payment (null before the first), as every read returns it. */
+export interface QrWithLastPayment {
+  qr: QrRow;
+  lastPayment: PaymentRow | null;
+}
+
+const QR_COLUMNS = `id, business_code, pay_token, status, amount_centavos, currency, modify_amount, is_multi_use,
+  description, qr_expiration, expires_at, purpose, qr_payload, qr_image, payments_count, amount_collected_centavos,
+  last_payment_id, paid_at, canceled_at, cancel_reason, created_at, updated_at`;
+const PAYMENT_COLUMNS = 'id, qr_id, business_code, amount_centavos, currency, status, source_bank, account_number, account_titular, movement_id, paid_at';
+
+/** QR columns prefixed `q.` and the last payment's columns as `p_…`, for the joined reads. */
+const JOINED_COLUMNS = [
+  ...QR_COLUMNS.split(',').map((c) => `q.${c.trim()}`),
+  ...PAYMENT_COLUMNS.split(',').map((c) => `p.${c.trim()} as p_${c.trim()}`),
+].join(', ');
+
+/** "Not yet expired at $now" for the QR aliased `q`; `$n` is the parameter holding now. */
+const notExpired = (nowParam: string) => `(q.expires_at is null or q.expires_at > ${nowParam}::timestamptz)`;
+
+/** The status filters of the list, by effective status (API.md §3.2). */
+const STATUS_FILTERS: Record<QrStatus, (nowParam: string) => string> = {
+  ACTIVE: (now) => `q.status = 'ACTIVE' and ${notExpired(now)}`,
+  PAID: (now) => `q.status = 'PAID' and ${now}::timestamptz is not null`, // every filter uses $now, so its type is known
+  CANCELED: (now) => `(q.status = 'CANCELED' or (q.status = 'ACTIVE' and not ${notExpired(now)}))`,
+};
+
+export interface NewQr {
+  id: string;
+  businessCode: number;
+  payToken: string;
+  amountCentavos: number | null;
+  modifyAmount: boolean;
+  isMultiUse: boolean;
+  description: string | null;
+  qrExpiration: string | null;
+  expiresAt: Date | null;
+  purpose: string | null;
+  qrPayload: string;
+  qrImage: string;
+}
+
+export class PayTokenTakenError extends Error {}
+
+export async function insertQr(tx: Queryable, qr: NewQr, now: Date): Promise<QrRow> {
+  try {
+    const { rows } = await tx.query<QrRow>(
+      `insert into simple_qrs (id, business_code, pay_token, amount_centavos, modify_amount, is_multi_use, description,
+         qr_expiration, expires_at, purpose, qr_payload, qr_image, created_at, updated_at)
+       values ($1::uuid, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::boolean, $7::text,
+         $8::text, $9::timestamptz, $10::text, $11::text, $12::text, $13::timestamptz, $13::timestamptz)
+       returning ${QR_COLUMNS}`,
+      [qr.id, qr.businessCode, qr.payToken, qr.amountCentavos, qr.modifyAmount, qr.isMultiUse, qr.description,
+        qr.qrExpiration, qr.expiresAt, qr.purpose, qr.qrPayload, qr.qrImage, now],
+    );
+    return rows[0]!;
+  } catch (error) {
+    // 128 random bits make this practically impossible; the mapping keeps it a clear error, not a 500 mystery.
+    if (databaseErrorOf(error)?.code === SqlState.UNIQUE_VIOLATION && databaseErrorOf(error)?.constraint === 'simple_qrs_pay_token_unique') {
+      throw new PayTokenTakenError('pay token collision');
+    }
+    throw error;
+  }
+}
+
+function splitJoined(row: Record<string, unknown>): QrWithLastPayment {
+  const qr: Record<string, unknown> = {};
+  const payment: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (key.startsWith('p_')) payment[key.slice(2)] = value;
+    else qr[key] = value;
+  }
+  return { qr: qr as unknown as QrRow, lastPayment: payment.id === null || payment.id === undefined ? null : (payment as unknown as PaymentRow) };
+}
+
+export async function findQrOfMerchant(tx: Queryable, businessCode: number, qrId: string): Promise<QrWithLastPayment | undefined> {
+  const { rows } = await tx.query(
+    `select ${JOINED_COLUMNS} from simple_qrs q left join qr_payments p on p.id = q.last_payment_id
+      where q.id = $1::uuid and q.business_code = $2::bigint`,
+    [qrId, businessCode],
+  );
+  return rows[0] ? splitJoined(rows[0]) : undefined;
+}
+
+export async function findQrById(tx: Queryable, qrId: string): Promise<QrWithLastPayment | undefined> {
+  const { rows } = await tx.query(
+    `select ${JOINED_COLUMNS} from simple_qrs q left join qr_payments p on p.id = q.last_payment_id where q.id = $1::uuid`,
+    [qrId],
+  );
+  return rows[0] ? splitJoined(rows[0]) : undefined;
+}
+
+export async function findQrByPayToken(tx: Queryable, payToken: string): Promise<QrWithLastPayment | undefined> {
+  const { rows } = await tx.query(
+    `select ${JOINED_COLUMNS} from simple_qrs q left join qr_payments p on p.id = q.last_payment_id where q.pay_token = $1::text`,
+    [payToken],
+  );
+  return rows[0] ? splitJoined(rows[0]) : undefined;
+}
+
+export async function countQrsOfMerchant(tx: Queryable, businessCode: number, status: QrStatus | null, now: Date): Promise<number> {
+  const filter = status ? `and ${STATUS_FILTERS[status]('$2')}` : 'and $2::timestamptz is not null';
+  const { rows } = await tx.query<{ total: number }>(
+    `select count(*)::int8 as total from simple_qrs q where q.business_code = $1::bigint ${filter}`,
+    [businessCode, now],
+  );
+  return rows[0]!.total;
+}
+
+export async function listQrsOfMerchant(
+  tx: Queryable,
+  businessCode: number,
+  status: QrStatus | null,
+  now: Date,
+  page: { limit: number; offset: number },
+): Promise<QrWithLastPayment[]> {
+  const filter = status ? `and ${STATUS_FILTERS[status]('$2')}` : 'and $2::timestamptz is not null';
+  const { rows } = await tx.query(
+    `select ${JOINED_COLUMNS} from simple_qrs q left join qr_payments p on p.id = q.last_payment_id
+      where q.business_code = $1::bigint ${filter}
+      order by q.created_at desc, q.id desc limit $3::int offset $4::int`,
+    [businessCode, now, page.limit, page.offset],
+  );
+  return rows.map(splitJoined);
+}
+
+/**
+ * Takes a payment of `amountCentavos` on a QR that is payable at `now`: ACTIVE and not expired. A
+ * single-use QR becomes PAID in the same statement, so of two concurrent payers the second finds no
+ * ACTIVE row (the row lock makes it wait, then re-check): undefined means "not payable".
+ */
+export async function claimQrForPayment(tx: Queryable, qrId: string, amountCentavos: number, now: Date): Promise<QrRow | undefined> {
+  const { rows } = await tx.query<QrRow>(
+    `update simple_qrs q
+        set payments_count = q.payments_count + 1,
+            amount_collected_centavos = q.amount_collected_centavos + $2::bigint,
+            status = case when q.is_multi_use then 'ACTIVE' else 'PAID' end,
+            paid_at = case when q.is_multi_use then q.paid_at else $3::timestamptz end,
+            updated_at = $3::timestamptz
+      where q.id = $1::uuid and q.status = 'ACTIVE' and ${notExpired('$3')}
+      returning ${QR_COLUMNS}`,
+    [qrId, amountCentavos, now],
+  );
+  return rows[0];
+}
+
+export interface NewPayment {
+  qrId: string;
+  businessCode: number;
+  singleUse: boolean;
+  amountCentavos: number;
+  sourceBank: string;
+  accountNumber: string;
+  accountTitular: string;
+  movementId: number;
+}
+
+export class SingleUseAlreadyPaidError extends Error {}
+
+/** Inserts the payment and points the QR's last_payment_id at it, in one statement. */
+export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment, now: Date): Promise<PaymentRow> {
+  try {
+    const { rows } = await tx.query<PaymentRow>(
+      `with inserted as (
+         insert into qr_payments (qr_id, business_code, single_use, amount_centavos, source_bank, account_number, account_titular, movement_id, paid_at)
+         values ($1::uuid, $2::bigint, $3::boolean, $4::bigint, $5::text, $6::text, $7::text, $8::bigint, $9::timestamptz)
+         returning ${PAYMENT_COLUMNS}
+       ), pointed as (
+         update simple_qrs set last_payment_id = (select id from inserted) where id = $1::uuid
+       )
+       select ${PAYMENT_COLUMNS} from inserted`,
+      [payment.qrId, payment.businessCode, payment.singleUse, payment.amountCentavos, payment.sourceBank,
+        payment.accountNumber, payment.accountTitular, payment.movementId, now],
+    );
+    return rows[0]!;
+  } catch (error) {
+    if (databaseErrorOf(error)?.constraint === 'qr_payments_single_use_once') throw new SingleUseAlreadyPaidError('single-use QR already paid');
+    throw error;
+  }
+}
+
+export async function countPaymentsOfQr(tx: Queryable, qrId: string): Promise<number> {
+  const { rows } = await tx.query<{ total: number }>('select count(*)::int8 as total from qr_payments where qr_id = $1::uuid', [qrId]);
+  return rows[0]!.total;
+}
+
+export async function listPaymentsOfQr(tx: Queryable, qrId: string, page: { limit: number; offset: number }): Promise<PaymentRow[]> {
+  const { rows } = await tx.query<PaymentRow>(
+    `select ${PAYMENT_COLUMNS} from qr_payments where qr_id = $1::uuid order by id desc limit $2::int offset $3::int`,
+    [qrId, page.limit, page.offset],
+  );
+  return rows;
+}
+
+/** The merchant's cancel: only a QR that is ACTIVE and not expired at `now`. */
+export async function cancelQrByMerchant(tx: Queryable, businessCode: number, qrId: string, now: Date): Promise<QrRow | undefined> {
+  const { rows } = await tx.query<QrRow>(
+    `update simple_qrs q
+        set status = 'CANCELED', canceled_at = $3::timestamptz, cancel_reason = 'merchant', updated_at = $3::timestamptz
+      where q.id = $1::uuid and q.business_code = $2::bigint and q.status = 'ACTIVE' and ${notExpired('$3')}
+      returning ${QR_COLUMNS}`,
+    [qrId, businessCode, now],
+  );
+  return rows[0];
+}
+
+/**
+ * Records up to `limit` QRs that expired by `now` as CANCELED ("expired"), skipping rows another
+ * sweeper or a payment holds. canceled_at and updated_at are the expiry instant, which is what reads
+ * showed before the sweep, so neither the body nor the ETag changes when it runs.
+ */
+export async function cancelExpiredQrs(tx: Queryable, now: Date, limit: number): Promise<QrRow[]> {
+  const { rows } = await tx.query<QrRow>(
+    `with due as (
+       select id from simple_qrs
+        where status = 'ACTIVE' and expires_at is not null and expires_at <= $1::timestamptz
+        order by expires_at limit $2::int
+        for update skip locked
+     )
+     update simple_qrs q
+        set status = 'CANCELED', canceled_at = q.expires_at, cancel_reason = 'expired', updated_at = q.expires_at
+       from due where q.id = due.id
+     returning ${QR_COLUMNS.split(',').map((c) => `q.${c.trim()}`).join(', ')}`,
+    [now, limit],
+  );
+  return rows;
+}
+
+/** Recorded status and version fields of some QRs, for the long-poll waiters' re-check. */
+export async function findQrsByIds(tx: Queryable, qrIds: string[]): Promise<QrWithLastPayment[]> {
+  const { rows } = await tx.query(
+    `select ${JOINED_COLUMNS} from simple_qrs q left join qr_payments p on p.id = q.last_payment_id where q.id = any($1::uuid[])`,
+    [qrIds],
+  );
+  return rows.map(splitJoined);
+}

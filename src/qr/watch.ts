@@ -1,0 +1,113 @@
+// Long polling of QRs (API.md §3.2 `?wait=N`): one LISTEN per process on QR_CHANGED_CHANNEL (payload: the
+// QR id) wakes the in-process waiters of that QR. NOTIFY is sent after commit by whichever process
+// recorded the change, so a payment taken by another instance wakes the poll too. A notification only
+// wakes; each waiter also re-reads at least every RECHECK_MS (the safety net for a lost notification or
+// a reconnect of the listening connection).
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../time.ts';
+import { QrReadCache } from './read-cache.ts';
+import { effectiveState, etagOf, ifNoneMatchHits, QR_CHANGED_CHANNEL, subscribeLocalQrChanges, type QrWithLastPayment } from './service.ts';
+
+/** Longest a waiter sleeps without re-reading its QR. */
+export const RECHECK_MS = 2_000;
+
+export class QrWatcher {
+  private readonly waiters = new Map<string, Set<() => void>>();
+  /** Recorded QR state shared by the API and the pay pages; dropped before waiters wake, so they re-read fresh state. */
+  readonly cache = new QrReadCache();
+  private unlisten: (() => Promise<void>) | null = null;
+  private unsubscribeLocal: (() => void) | null = null;
+  private closed = false;
+
+  constructor(private readonly db: Database) {}
+
+  async start(): Promise<void> {
+    this.closed = false;
+    this.unsubscribeLocal = subscribeLocalQrChanges((qrId) => this.changed(qrId));
+    this.unlisten = await this.db.listen(QR_CHANGED_CHANNEL, (qrId) => this.changed(qrId), () => {
+      this.cache.clear();
+      this.wakeAll();
+    });
+  }
+
+  /** Ends every wait (shutdown) and stops listening. */
+  async stop(): Promise<void> {
+    this.closed = true;
+    this.unsubscribeLocal?.();
+    this.wakeAll();
+    await this.unlisten?.();
+    this.unlisten = null;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Resolves when `qrId` is reported changed, after `ms`, or at shutdown, whichever comes first. */
+  waitForChange(qrId: string, ms: number): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      let set = this.waiters.get(qrId);
+      if (!set) this.waiters.set(qrId, (set = new Set()));
+      const done = () => {
+        clearTimeout(timer);
+        set!.delete(done);
+        if (set!.size === 0 && this.waiters.get(qrId) === set) this.waiters.delete(qrId);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      set.add(done);
+    });
+  }
+
+  /** Number of waiting requests (tests and metrics). */
+  get waiting(): number {
+    let count = 0;
+    for (const set of this.waiters.values()) count += set.size;
+    return count;
+  }
+
+  /** A change of `qrId` committed (here or in another process): drop its cached state, then wake its waiters. */
+  changed(qrId: string): void {
+    this.cache.invalidate(qrId);
+    this.wake(qrId);
+  }
+
+  private wake(qrId: string): void {
+    for (const done of [...(this.waiters.get(qrId) ?? [])]) done();
+  }
+
+  private wakeAll(): void {
+    for (const set of [...this.waiters.values()]) for (const done of [...set]) done();
+  }
+}
+
+/**
+ * The long poll of API.md §3.2: while the QR is ACTIVE and its ETag still matches `heldTag` (the caller's
+ * If-None-Match, or the tag at arrival), wait for a change, its expiry or `waitSeconds`, re-reading with
+ * `reread` after every wake-up. Returns the QR as last read (undefined if it vanished) and the time of that read.
+ */
+export async function holdWhileUnchanged(
+  watcher: QrWatcher,
+  clock: Clock,
+  initial: QrWithLastPayment,
+  heldTag: string,
+  waitSeconds: number,
+  reread: () => Promise<QrWithLastPayment | undefined>,
+): Promise<{ found: QrWithLastPayment; now: Date }> {
+  const deadline = performance.now() + waitSeconds * 1000;
+  let found = initial;
+  let now = clock.now();
+  while (effectiveState(found.qr, now).status === 'ACTIVE' && ifNoneMatchHits(heldTag, etagOf(found.qr, now)) && !watcher.isClosed) {
+    const remainingMs = deadline - performance.now();
+    if (remainingMs <= 0) break;
+    // Wake at expiry too (a few ms after it, so the re-read sees it passed).
+    const untilExpiryMs = found.qr.expires_at ? found.qr.expires_at.getTime() - now.getTime() + 5 : Infinity;
+    await watcher.waitForChange(found.qr.id, Math.min(remainingMs, RECHECK_MS, untilExpiryMs));
+    const again = await reread();
+    if (!again) break;
+    found = again;
+    now = clock.now();
+  }
+  return { found, now };
+}

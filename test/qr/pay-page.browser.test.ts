@@ -1,0 +1,144 @@
+// The hosted pay page in headless Chromium (Debian's /usr/bin/chromium; never downloaded): live status
+// without reload, the sandbox form, the receipt, and the canceled / expired / unknown pages. Screenshots
+// of the PGlite run go to docs/screenshots/ for the README.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { databaseKinds } from '../helpers/databases.ts';
+import { createQr, pay, type Merchant } from './qr-helpers.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const SCREENSHOTS = path.resolve('docs/screenshots');
+const tokenOf = (qr: { qr_url: string }) => qr.qr_url.split('/pay/')[1]!;
+
+describe.each(databaseKinds())('hosted pay page in Chromium on %s', (kind) => {
+  let t: TestApp;
+  let merchant: Merchant;
+  let browser: Browser;
+  const screenshot = async (page: Page, name: string) => {
+    if (kind !== 'pglite') return;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  };
+  const open = async (url: string) => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()); });
+    page.on('pageerror', (error) => problems.push(error.message));
+    const response = await page.goto(url);
+    return { page, problems, status: response?.status(), close: () => context.close() };
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ kind });
+    merchant = await t.createMerchant({ name: 'Café Pérez' });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('shows the QR and turns into a receipt without reload when the payment arrives', async () => {
+    const qr = await createQr(t, merchant, { amount: 150.5, description: 'Order 42 — 2 empanadas, 1 api morado', qr_expiration: '+30m' });
+    const { page, problems, status, close } = await open(`${t.baseUrl}/pay/${tokenOf(qr)}`);
+    try {
+      expect(status).toBe(200);
+      await expect.poll(() => page.textContent('#status')).toBe('Waiting for payment');
+      expect(await page.getAttribute('html', 'lang')).toBe('en');
+      expect(await page.$eval('img.qr', (img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      expect(await page.getAttribute('img.qr', 'alt')).toContain('Bs 150.50');
+      // every form control has a visible label
+      const unlabeled = await page.$$eval('input', (inputs) => inputs.filter((i) => !document.querySelector(`label[for="${i.id}"]`)).length);
+      expect(unlabeled).toBe(0);
+      await screenshot(page, 'pay-page-active');
+      await page.evaluate(() => { (window as unknown as { marker: number }).marker = 42; });
+      expect((await pay(t, merchant, qr.id, { account_titular: 'Ana Pérez' })).status).toBe(201);
+      await page.waitForSelector('#receipt:not([hidden])', { timeout: 5_000 });
+      expect(await page.textContent('#status')).toBe('Paid — thank you');
+      expect(await page.isHidden('#pay-section')).toBe(true);
+      expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42); // no reload
+      expect(await page.textContent('[data-field="receipt-amount"]')).toBe('Bs 150.50');
+      await screenshot(page, 'pay-page-paid');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('pays through the sandbox "Simulate payment" form with an editable amount', async () => {
+    const qr = await createQr(t, merchant, { modify_amount: true, amount: 20, description: 'Propina / donación' });
+    const { page, problems, close } = await open(`${t.baseUrl}/pay/${tokenOf(qr)}`);
+    try {
+      await page.fill('#sim-source_bank', 'Banco Unión');
+      await page.fill('#sim-account_number', '10000123454321');
+      await page.fill('#sim-account_titular', 'Ana Pérez');
+      await page.fill('#sim-amount', '25.50');
+      await screenshot(page, 'pay-page-sandbox-form');
+      await Promise.all([page.waitForURL(`${t.baseUrl}/pay/${tokenOf(qr)}`), page.click('button[type="submit"]')]);
+      await page.waitForSelector('#receipt:not([hidden])');
+      expect(await page.textContent('[data-field="receipt-amount"]')).toBe('Bs 25.50');
+      const payments = await t.request('GET', `/api/v2/simple-qrs/${qr.id}/payments`, { apiKey: merchant.apiKey });
+      expect(payments.body.data[0]).toMatchObject({ amount: 25.5, payer: { source_bank: 'Banco Unión', account_titular: 'Ana Pérez' } });
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('shows form errors next to their fields', async () => {
+    const qr = await createQr(t, merchant, { modify_amount: true, amount: undefined });
+    const { page, close } = await open(`${t.baseUrl}/pay/${tokenOf(qr)}`);
+    try {
+      await page.fill('#sim-account_number', '12ab');
+      await page.fill('#sim-amount', '');
+      await page.click('button[type="submit"]');
+      await page.waitForSelector('#sim-account_number[aria-invalid="true"]');
+      expect(await page.textContent('#sim-account_number-error')).toBe('Enter 4 to 30 digits.');
+      await screenshot(page, 'pay-page-form-errors');
+    } finally {
+      await close();
+    }
+  });
+
+  it('switches to the expired page live when the QR expires while open', async () => {
+    const qr = await createQr(t, merchant, { amount: 9.9, description: 'Kiosk 7: water', qr_expiration: '+5m' });
+    const { page, close } = await open(`${t.baseUrl}/pay/${tokenOf(qr)}`);
+    try {
+      await expect.poll(() => page.textContent('#status')).toBe('Waiting for payment');
+      t.clock.advance(5 * 60_000);
+      await expect.poll(() => page.textContent('#status'), { timeout: 6_000 }).toBe('This payment request has expired');
+      expect(await page.isHidden('#pay-section')).toBe(true);
+      await screenshot(page, 'pay-page-expired');
+    } finally {
+      await close();
+    }
+  });
+
+  it('shows clear pages for a canceled QR and an unknown token', async () => {
+    const qr = await createQr(t, merchant, { amount: 30, description: 'Mesa 4' });
+    await t.request('POST', `/api/v2/simple-qrs/${qr.id}/cancel`, { apiKey: merchant.apiKey });
+    const canceled = await open(`${t.baseUrl}/pay/${tokenOf(qr)}`);
+    try {
+      expect(canceled.status).toBe(200);
+      expect(await canceled.page.textContent('#status')).toBe('This payment request was canceled by the merchant');
+      expect(await canceled.page.textContent('[data-field="description"]')).toBe('Mesa 4');
+      await screenshot(canceled.page, 'pay-page-canceled');
+    } finally {
+      await canceled.close();
+    }
+    const unknown = await open(`${t.baseUrl}/pay/AAAAAAAAAAAAAAAAAAAAAA`);
+    try {
+      expect(unknown.status).toBe(404);
+      expect(await unknown.page.textContent('h1')).toBe('Payment request not found');
+      await screenshot(unknown.page, 'pay-page-not-found');
+    } finally {
+      await unknown.close();
+    }
+  });
+});
