@@ -1,4 +1,5 @@
 // The one place that reads the environment: every variable of API.md §10, validated into a typed Config.
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseAmount } from './money.ts';
 import { isKnownTimeZone, parseDuration } from './time.ts';
@@ -16,6 +17,12 @@ export interface RateLimitConfig {
   ratePerSecond: number;
   /** Bucket capacity. */
   burst: number;
+}
+
+/** A bank a transfer may be sent to (GET /api/v2/banks). */
+export interface BankConfig {
+  bankCode: number;
+  name: string;
 }
 
 export interface Config {
@@ -36,6 +43,8 @@ export interface Config {
   /** null: rate limiting off (benchmarks). */
   rateLimit: RateLimitConfig | null;
   role: Role;
+  /** Banks of BANKS_FILE; null: the shipped default list of Bolivian banks (src/transfers/banks.ts). */
+  banks: BankConfig[] | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -98,6 +107,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const rateLimit = read('RATE_LIMIT', '100/s,200', parseRateLimit,
     'RATE/s,BURST with whole numbers (e.g. 100/s,200), or off')?.limit ?? null;
   const role = read('ROLE', 'all', (t) => oneOf(t, ['api', 'worker', 'all'] as const), 'api, worker or all');
+  const banks = read('BANKS_FILE', '', (t) => (t === '' ? { banks: null } : banksFile(path.resolve(cwd, t))),
+    'a readable JSON file holding an array of 1 to 500 { "bank_code": integer 1–999999999, "name": 1–100 characters }, codes unique')?.banks ?? null;
   const logLevel = read('LOG_LEVEL', 'info',
     (t) => oneOf(t, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     'fatal, error, warn, info, debug, trace or silent');
@@ -106,7 +117,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   return {
     port, host, database, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
     onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs,
-    rateLimit, role, logLevel,
+    rateLimit, role, banks, logLevel,
   };
 }
 
@@ -139,6 +150,29 @@ function parseRateLimit(text: string): { limit: RateLimitConfig | null } | null 
   const burst = Number(match[2]);
   if (ratePerSecond < 1 || burst < 1) return null;
   return { limit: { ratePerSecond, burst } };
+}
+
+/** Reads BANKS_FILE: `[{ "bank_code": 1001, "name": "Banco Nacional de Bolivia" }, …]`; null when unreadable or invalid. */
+function banksFile(file: string): { banks: BankConfig[] } | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || parsed.length < 1 || parsed.length > 500) return null;
+  const banks: BankConfig[] = [];
+  const codes = new Set<number>();
+  for (const entry of parsed) {
+    if (typeof entry !== 'object' || entry === null || Object.keys(entry).some((key) => key !== 'bank_code' && key !== 'name')) return null;
+    const { bank_code: bankCode, name } = entry as { bank_code?: unknown; name?: unknown };
+    if (typeof bankCode !== 'number' || !Number.isInteger(bankCode) || bankCode < 1 || bankCode > 999_999_999) return null;
+    if (typeof name !== 'string' || name.trim() === '' || name.length > 100) return null;
+    if (codes.has(bankCode)) return null;
+    codes.add(bankCode);
+    banks.push({ bankCode, name });
+  }
+  return { banks };
 }
 
 function baseUrl(text: string): string | null {

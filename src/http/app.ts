@@ -9,6 +9,7 @@ import type { AppContext } from '../context.ts';
 import { registerLedgerRoutes } from '../ledger/routes.ts';
 import { registerAdminRoutes } from '../merchants/admin-routes.ts';
 import { registerQrRoutes } from '../qr/routes.ts';
+import { registerTransferRoutes } from '../transfers/routes.ts';
 import { isUuidV4 } from '../idempotency/service.ts';
 import { KeyVerifier, isAdminAuthorization, type AuthRequirement, type Principal } from './auth.ts';
 import { ApiError, validationError } from './errors.ts';
@@ -181,6 +182,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   }
   await app.register(async (scope) => registerLedgerRoutes(scope as unknown as App, context));
   await app.register(async (scope) => registerQrRoutes(scope as unknown as App, context));
+  await app.register(async (scope) => registerTransferRoutes(scope as unknown as App, context));
   for (const plugin of options.plugins ?? []) await app.register(plugin, context);
   return app as unknown as App;
 }

@@ -2,10 +2,14 @@
 import type { AppContext } from '../context.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
 import { sweepExpiredQrs } from '../qr/service.ts';
+import { advanceOneDueTransfer, transferRailFor } from '../transfers/service.ts';
 import type { Job } from './runner.ts';
 
+/** Transfers one run of the sandbox rail worker moves at most before yielding. */
+const SANDBOX_RAIL_BATCH = 50;
+
 export function backgroundJobs({ config, db, clock }: AppContext): Job[] {
-  return [
+  const jobs: Job[] = [
     {
       name: 'idempotency-purge',
       intervalMs: 10 * 60_000,
@@ -20,4 +24,21 @@ export function backgroundJobs({ config, db, clock }: AppContext): Job[] {
       runOnce: async () => (await sweepExpiredQrs(db, config, clock.now(), 500)) === 500,
     },
   ];
+  const rail = transferRailFor(config);
+  if (rail && config.sandboxSettlementMs) {
+    const [pendingMs, inTransitMs] = config.sandboxSettlementMs;
+    jobs.push({
+      name: 'transfers-sandbox-rail',
+      // Polls at a tenth of the shorter delay (at most every 5 s, at least every 100 ms), so a step is late by little.
+      intervalMs: Math.min(5_000, Math.max(100, Math.floor(Math.min(pendingMs, inTransitMs) / 10))),
+      runOnce: async () => {
+        // One transaction per transfer keeps each balance lock short; a full batch means more may be due.
+        for (let moved = 0; moved < SANDBOX_RAIL_BATCH; moved++) {
+          if (!(await advanceOneDueTransfer(db, rail, { pendingMs, inTransitMs }, clock.now()))) return false;
+        }
+        return true;
+      },
+    });
+  }
+  return jobs;
 }

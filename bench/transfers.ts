@@ -1,0 +1,222 @@
+// Load test of POST /api/v2/transfers on PostgreSQL (RATE_LIMIT=off), against a pgbench baseline run in
+// the same invocation: one debit (the ledger's guarded UPDATE of a balance) plus one INSERT per transaction,
+// which is the least any transfer must cost the database. Reports the ratio app / baseline for many
+// merchants, and throughput and p99 when every transfer comes from one merchant (one hot balance row).
+//
+//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/transfers.ts
+//
+// Options (environment): BENCH_DURATION seconds per phase (default 10), BENCH_CONNECTIONS HTTP connections
+// (default 32), BENCH_MERCHANTS (default 200), BENCH_PGBENCH_CLIENTS (default 10, the service's pool size).
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { migrate } from '../src/db/migrate.ts';
+import { openPostgres } from '../src/db/postgres.ts';
+import * as ledger from '../src/ledger/service.ts';
+
+const run = promisify(execFile);
+const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const merchantCount = Number(process.env.BENCH_MERCHANTS ?? 200);
+const pgbenchClients = Number(process.env.BENCH_PGBENCH_CLIENTS ?? 10);
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const PORT = 3900 + Math.floor(Math.random() * 50);
+
+interface Merchant { businessCode: number; apiKey: string }
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function startService(databaseUrl: string): Promise<ChildProcess> {
+  // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service.
+  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
+    env: {
+      ...process.env, DATABASE_URL: databaseUrl, PORT: String(PORT), RATE_LIMIT: 'off', ADMIN_TOKEN,
+      SANDBOX_SETTLEMENT: 'off', MODE: 'sandbox', LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${PORT}/healthz`)).ok) return child;
+    } catch { /* not up yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill();
+  throw new Error('the service did not start');
+}
+
+async function createMerchants(count: number): Promise<Merchant[]> {
+  const merchants: Merchant[] = [];
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`http://127.0.0.1:${PORT}/admin/v1/merchants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `Bench ${i}`, ach_enabled: true }),
+    });
+    const body = (await response.json()) as { business_code: number; api_key: string };
+    merchants.push({ businessCode: body.business_code, apiKey: body.api_key });
+  }
+  return merchants;
+}
+
+/** The debit of ledger's debitAvailable plus one insert: a transfer's irreducible work (on copies of the tables). */
+function baselineScript(first: number, last: number): string {
+  return `\\set bc random(${first}, ${last})
+BEGIN;
+UPDATE bench_baseline_balances SET available_centavos = available_centavos - 100, pending_out_centavos = pending_out_centavos + 100, updated_at = now()
+ WHERE business_code = :bc AND available_centavos >= 100;
+INSERT INTO bench_baseline_transfers (business_code, amount_centavos, created_at) VALUES (:bc, 100, now());
+END;
+`;
+}
+
+const RESOURCE = '{"id":1,"business_code":1001,"status":"PENDING","amount":1,"currency":"BOB","reference":"bench","destination":{"type":"bank_account","bank_code":1001,"account_number":"**********3000","account_titular":"Bench Payee"},"failure_code":null,"movement_id":1,"created_at":"2026-11-22T16:00:00.000Z","updated_at":"2026-11-22T16:00:00.000Z"}';
+
+/**
+ * The statements the service runs for one transfer (idempotency lock, lookup, savepoint; the ledger's
+ * debit, movement and counter; the transfer; the outbox event; the stored outcome), replayed by pgbench:
+ * the database's share of the cost, without Node, HTTP or the driver. Rows go to the real tables of a
+ * merchant range the HTTP phases do not use, so the ledger of those merchants is left untouched.
+ */
+function serviceTransactionScript(first: number, last: number): string {
+  return `\\set bc random(${first}, ${last})
+BEGIN ISOLATION LEVEL READ COMMITTED;
+select pg_try_advisory_xact_lock(hashtextextended('idempotency' || random()::text, 0));
+select request_hash, status_code, response_body from idempotency_keys where caller = 'merchant:' || :bc and route = 'POST /api/v2/transfers' and idempotency_key = gen_random_uuid();
+SAVEPOINT idempotent_work;
+update balances set available_centavos = available_centavos - 100, pending_out_centavos = pending_out_centavos + 100, updated_at = now() where business_code = :bc and available_centavos >= 100 returning business_code, currency, available_centavos, pending_out_centavos, updated_at;
+insert into movements (business_code, type, amount_centavos, status, reference, snapshot, created_at, updated_at) values (:bc, 'transfer', -100, 'PENDING', 'bench', '{"destination":{"type":"bank_account","bank_code":1001,"account_number":"**********3000","account_titular":"Bench Payee"}}', now(), now()) returning id \\gset
+insert into movement_counters (business_code, type, movement_count) values (:bc, 'transfer', 1) on conflict (business_code, type) do update set movement_count = movement_counters.movement_count + 1;
+insert into transfers (business_code, movement_id, status, amount_centavos, reference, bank_code, account_number, account_titular, created_at, updated_at) values (:bc, :id, 'PENDING', 100, 'bench', 1001, '1000-2000-3000', 'Bench Payee', now(), now()) returning *;
+insert into events (id, owner_kind, owner_id, type, data, created_at) values ('evt_' || md5(random()::text), 'merchant', :bc, 'transfer.created', '${RESOURCE}', now()) returning id;
+insert into idempotency_keys (caller, route, idempotency_key, request_hash, status_code, response_body, created_at) values ('merchant:' || :bc, 'POST /api/v2/transfers', gen_random_uuid(), md5(random()::text), 201, '${RESOURCE}', now()) on conflict on constraint idempotency_keys_pkey do nothing;
+COMMIT;
+`;
+}
+
+async function pgbench(databaseUrl: string, scriptText: string): Promise<{ tps: number }> {
+  const script = path.join(os.tmpdir(), `mps-bench-${process.pid}-${randomBytes(3).toString('hex')}.sql`);
+  fs.writeFileSync(script, scriptText);
+  const url = new URL(databaseUrl);
+  try {
+    const { stdout } = await run('pgbench', [
+      '-n', '-f', script, '-c', String(pgbenchClients), '-j', '2', '-T', String(durationSeconds),
+      '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username) || 'postgres', url.pathname.slice(1),
+    ], { maxBuffer: 10 * 1024 * 1024 });
+    return { tps: Number(/tps = ([0-9.]+)/.exec(stdout)?.[1] ?? 'NaN') };
+  } finally {
+    fs.rmSync(script, { force: true });
+  }
+}
+
+async function loadTransfers(merchants: Merchant[]): Promise<{ created: number; perSecond: number; p99Ms: number; p50Ms: number; other: number }> {
+  let counter = 0;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${PORT}`,
+    connections,
+    duration: durationSeconds,
+    requests: [{
+      method: 'POST',
+      path: '/api/v2/transfers',
+      setupRequest: (request) => {
+        const merchant = merchants[counter++ % merchants.length]!;
+        return {
+          ...request,
+          headers: { 'content-type': 'application/json', 'x-api-key': merchant.apiKey, 'idempotency-key': randomUUID() },
+          body: JSON.stringify({
+            business_code: merchant.businessCode, amount: '1.00', currency: 'BOB', reference: 'bench',
+            destination: { type: 'bank_account', bank_code: 1001, account_number: '1000-2000-3000', account_titular: 'Bench Payee' },
+          }),
+        };
+      },
+    }],
+  });
+  const created = result['2xx'];
+  return { created, perSecond: created / durationSeconds, p99Ms: result.latency.p99, p50Ms: result.latency.p50, other: result.non2xx + result.errors };
+}
+
+async function main(): Promise<void> {
+  const name = `mps_bench_${randomBytes(4).toString('hex')}`;
+  await admin((client) => client.query(`create database ${name}`));
+  const databaseUrl = withDatabase(serverUrl, name);
+  let service: ChildProcess | null = null;
+  try {
+    const db = await openPostgres({ url: databaseUrl });
+    await migrate(db);
+    // The baseline works on copies of the tables, so the service's ledger stays consistent.
+    await db.query('create table bench_baseline_transfers (id bigint generated always as identity primary key, business_code bigint not null, amount_centavos bigint not null, created_at timestamptz not null)');
+    service = await startService(databaseUrl);
+    const merchants = await createMerchants(merchantCount);
+    for (const merchant of merchants) {
+      await db.transaction((tx) => ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: 100_000_000, reference: 'bench funding', snapshot: {}, now: new Date() }));
+    }
+
+    await db.query('create table bench_baseline_balances (like balances including all)');
+    await db.query('insert into bench_baseline_balances select * from balances');
+    const first = merchants[0]!.businessCode;
+    const last = merchants.at(-1)!.businessCode;
+    const baseline = await pgbench(databaseUrl, baselineScript(first, last));
+    // The replay runs on merchants the HTTP phases never use (created and funded like the others).
+    const replayMerchants = await createMerchants(merchantCount);
+    for (const merchant of replayMerchants) {
+      await db.transaction((tx) => ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: 100_000_000, reference: 'bench funding', snapshot: {}, now: new Date() }));
+    }
+    const replay = await pgbench(databaseUrl, serviceTransactionScript(replayMerchants[0]!.businessCode, replayMerchants.at(-1)!.businessCode));
+    const many = await loadTransfers(merchants);
+    // BENCH_SKIP_HOT=1 measures only the many-merchants case (e.g. while profiling).
+    const hot = process.env.BENCH_SKIP_HOT ? null : await loadTransfers(merchants.slice(0, 1));
+    const replayedMerchants = new Set(replayMerchants.map((merchant) => merchant.businessCode));
+    const { rows } = await db.query<{ total: number }>('select count(*) as total from transfers where not (business_code = any($1::bigint[]))', [[...replayedMerchants]]);
+    const check = await db.transaction((tx) => ledger.checkInvariant(tx));
+    await db.close();
+
+    const ratio = many.perSecond / baseline.tps;
+    const lines = [
+      `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`,
+      `pgbench baseline (debit + insert, ${pgbenchClients} clients, ${durationSeconds}s): ${baseline.tps.toFixed(0)} tps`,
+      `pgbench replay of the service's transaction (11 statements, ${pgbenchClients} clients, ${durationSeconds}s): ${replay.tps.toFixed(0)} tps = ${(replay.tps / baseline.tps).toFixed(2)} x baseline`,
+      `POST /api/v2/transfers, ${merchants.length} merchants, ${connections} connections, ${durationSeconds}s: ${many.perSecond.toFixed(0)} created/s, p50 ${many.p50Ms} ms, p99 ${many.p99Ms} ms, non-2xx ${many.other}`,
+      `ratio app / baseline: ${ratio.toFixed(2)} (target >= 0.30)`,
+      hot
+        ? `hot merchant (one balance), ${connections} connections, ${durationSeconds}s: ${hot.perSecond.toFixed(0)} created/s, p50 ${hot.p50Ms} ms, p99 ${hot.p99Ms} ms, non-2xx ${hot.other}`
+        : 'hot merchant: skipped (BENCH_SKIP_HOT)',
+      // autocannon counts answers received within the duration; requests still in flight at the end are
+      // committed but not counted, so the table holds up to `connections` more rows per phase.
+      `transfers in the database: ${rows[0]!.total} (HTTP merchants; ${many.created + (hot?.created ?? 0)} 201s counted); ledger invariant ${check.violations.length === 0 ? 'holds' : 'VIOLATED'}`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    if (service && service.exitCode === null) {
+      const exited = new Promise((resolve) => service!.once('exit', resolve));
+      service.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    }
+    await admin((client) => client.query(`drop database if exists ${name} with (force)`));
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

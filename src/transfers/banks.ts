@@ -1,0 +1,35 @@
+// The banks a transfer may be sent to (API.md §4.4): BANKS_FILE when configured, else this shipped list.
+import type { BankConfig, Config } from '../config.ts';
+
+/**
+ * Bolivian banks regulated by ASFI that take interbank (ACH) credits, as of 2026. The codes are this
+ * service's own (four digits from 1001), stable once published: merchants store them. Banks that no longer
+ * operate (Banco Fassil, liquidated in 2023; Banco PYME Los Andes ProCredit, absorbed by Banco Mercantil
+ * Santa Cruz in 2016) are left out; an operator can ship another list with BANKS_FILE.
+ */
+export const DEFAULT_BANKS: readonly BankConfig[] = [
+  { bankCode: 1001, name: 'Banco Nacional de Bolivia' },
+  { bankCode: 1002, name: 'Banco Mercantil Santa Cruz' },
+  { bankCode: 1003, name: 'Banco Bisa' },
+  { bankCode: 1004, name: 'Banco de Crédito de Bolivia' },
+  { bankCode: 1005, name: 'Banco Económico' },
+  { bankCode: 1006, name: 'Banco Ganadero' },
+  { bankCode: 1007, name: 'Banco Unión' },
+  { bankCode: 1008, name: 'Banco Solidario (BancoSol)' },
+  { bankCode: 1009, name: 'Banco FIE' },
+  { bankCode: 1010, name: 'Banco Fortaleza' },
+  { bankCode: 1011, name: 'Banco Prodem' },
+  { bankCode: 1012, name: 'Banco PYME Ecofuturo' },
+  { bankCode: 1013, name: 'Banco PYME de la Comunidad' },
+  { bankCode: 1014, name: 'Banco de la Nación Argentina (sucursal Bolivia)' },
+];
+
+/** The configured bank list, in the order given. */
+export function configuredBanks(config: Config): readonly BankConfig[] {
+  return config.banks ?? DEFAULT_BANKS;
+}
+
+/** The wire form of GET /api/v2/banks. */
+export function toBankList(banks: readonly BankConfig[]) {
+  return { data: banks.map((bank) => ({ bank_code: bank.bankCode, name: bank.name })) };
+}

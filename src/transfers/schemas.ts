@@ -1,0 +1,104 @@
+// TypeBox schemas of the transfer routes (API.md §4): validation, OpenAPI and types from one source.
+import { Type, type Static } from '@sinclair/typebox';
+import type { BankConfig } from '../config.ts';
+import { PageSchema, PaginationQueryProperties } from '../http/pagination.ts';
+import { CurrencySchema, MoneyAmount, StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+
+export const TRANSFER_STATUSES = ['PENDING', 'IN_TRANSIT', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
+
+/** Why a transfer failed (`failure_code`). */
+export const FAILURE_CODES = ['ACCOUNT_CLOSED', 'INVALID_ACCOUNT', 'REJECTED_BY_BANK'] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
+/** API.md §4.1: 0.10 to 20000.00 BOB, in centavos. */
+export const MIN_TRANSFER_CENTAVOS = 10;
+export const MAX_TRANSFER_CENTAVOS = 2_000_000;
+
+/** Largest id a client can send: ids are bigint in the database and must stay exact in JSON. */
+const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The body of POST /api/v2/transfers. `bank_code` is an enum of the configured banks, with the field code
+ * `unknown_bank`, so an unknown bank is reported in the same 422 as every other failing field.
+ */
+export function createTransferBodySchema(banks: readonly BankConfig[]) {
+  return StrictObject({
+    business_code: Type.Integer({ description: 'The merchant of the API key' }),
+    amount: MoneyAmount(MIN_TRANSFER_CENTAVOS, MAX_TRANSFER_CENTAVOS),
+    currency: CurrencySchema,
+    reference: Type.Optional(Type.String({ maxLength: 50, description: 'Statement text, at most 50 characters' })),
+    destination: StrictObject({
+      type: Type.Unsafe<'bank_account'>({ type: 'string', const: 'bank_account', description: 'Always bank_account' }),
+      bank_code: Type.Unsafe<number>({
+        type: 'integer',
+        enum: banks.map((bank) => bank.bankCode),
+        'x-error-code': 'unknown_bank',
+        description: 'A bank_code of GET /api/v2/banks',
+      }),
+      account_number: Type.String({
+        minLength: 1,
+        maxLength: 34,
+        pattern: '^[0-9-]*[0-9][0-9-]*$',
+        'x-format-hint': 'must hold only digits and hyphens, with at least one digit',
+        description: 'Digits and hyphens, 1–34 characters; shown masked in every response',
+        example: '20150123455678',
+      }),
+      account_titular: Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '\\S',
+        'x-format-hint': 'must not be blank',
+        description: 'Full name of the account holder, 1–100 characters',
+      }),
+    }),
+  });
+}
+
+export type CreateTransferBody = Static<ReturnType<typeof createTransferBodySchema>>;
+
+export const TransferIdParams = StrictObject({
+  id: Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Transfer id' }),
+});
+
+export const ListTransfersQuery = StrictObject({
+  ...PaginationQueryProperties,
+  status: Type.Optional(StringEnum(TRANSFER_STATUSES, { description: 'Only transfers in this status' })),
+});
+
+export const CancelTransferBody = StrictObject({});
+
+/** Sandbox advance helper: `to` is where the transfer should go next. */
+export const AdvanceTransferBody = StrictObject({
+  to: StringEnum(['IN_TRANSIT', 'COMPLETED', 'FAILED'] as const),
+  failure_code: Type.Optional(StringEnum(FAILURE_CODES, { description: 'With to: FAILED; default ACCOUNT_CLOSED' })),
+});
+
+export const DestinationSchema = Type.Object({
+  type: Type.Literal('bank_account'),
+  bank_code: Type.Integer(),
+  account_number: Type.String({ description: 'Masked: only the end of the final group is shown', example: '**********5678' }),
+  account_titular: Type.String(),
+});
+
+export const TransferSchema = Type.Object({
+  id: Type.Integer(),
+  business_code: Type.Integer(),
+  status: StringEnum(TRANSFER_STATUSES),
+  amount: Type.Number({ example: 100.25 }),
+  currency: Type.Literal('BOB'),
+  reference: Type.Union([Type.String(), Type.Null()]),
+  destination: DestinationSchema,
+  failure_code: Type.Union([StringEnum(FAILURE_CODES), Type.Null()]),
+  movement_id: Type.Integer({ description: 'The transfer movement of GET /api/v2/balance/movements' }),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+}, { description: 'A transfer; the account number is always masked' });
+
+export type TransferResource = Static<typeof TransferSchema>;
+
+export const TransferPageSchema = PageSchema(TransferSchema);
+
+export const BankListSchema = Type.Object({
+  data: Type.Array(Type.Object({ bank_code: Type.Integer(), name: Type.String() })),
+});

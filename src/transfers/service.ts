@@ -1,0 +1,307 @@
+// The rules of transfers (API.md §4): creation with its debit, reads, the merchant's cancel, and the
+// lifecycle a rail drives. Every status change, its ledger settle and its event commit in one transaction
+// (ARCHITECTURE rule 2); money moves only through ledger, events only through events.emit.
+import type { Config } from '../config.ts';
+import type { Database, Queryable, Transaction } from '../db/database.ts';
+import * as events from '../events/service.ts';
+import { ApiError, notFound, validationError } from '../http/errors.ts';
+import { pageMeta, pageOffset, pageRequest } from '../http/pagination.ts';
+import { runIdempotent, type IdempotencyScope, type IdempotentResult } from '../idempotency/service.ts';
+import * as ledger from '../ledger/service.ts';
+import { maskAccountNumber } from '../masking.ts';
+import { centavosToAmount, parseAmount } from '../money.ts';
+import { railIdempotencyKey, transferStatusOf, type RailReport, type RailTransferOrder, type TransferRail } from './rail.ts';
+import { SandboxTransferRail } from './sandbox-rail.ts';
+import {
+  MAX_TRANSFER_CENTAVOS, MIN_TRANSFER_CENTAVOS,
+  type CreateTransferBody, type FailureCode, type TransferResource, type TransferStatus,
+} from './schemas.ts';
+import * as store from './store.ts';
+import type { TransferRow } from './store.ts';
+
+/** The idempotency route name of POST /api/v2/transfers. */
+export const CREATE_TRANSFER_ROUTE = 'POST /api/v2/transfers';
+
+/** Failure code when a rail fails a transfer without saying why, and the advance helper's default. */
+const DEFAULT_FAILURE_CODE: FailureCode = 'ACCOUNT_CLOSED';
+
+/** The rail of this mode: the sandbox rail in MODE=sandbox; live has no rail yet, so transfers wait in PENDING. */
+export function transferRailFor(config: Config): TransferRail | null {
+  return config.mode === 'sandbox' ? new SandboxTransferRail() : null;
+}
+
+/** The validated request in canonical form (amount in centavos): what the idempotency fingerprint hashes. */
+export interface CreateTransferRequest {
+  business_code: number;
+  amount_centavos: number;
+  currency: 'BOB';
+  reference: string | null;
+  destination: { type: 'bank_account'; bank_code: number; account_number: string; account_titular: string };
+}
+
+export function toCreateTransferRequest(body: CreateTransferBody): CreateTransferRequest {
+  const amount = parseAmount(body.amount, { min: MIN_TRANSFER_CENTAVOS, max: MAX_TRANSFER_CENTAVOS });
+  // The schema has checked the amount already; this only turns it into centavos.
+  if (!amount.ok) throw validationError([{ field: 'amount', code: amount.problem, message: 'is not a valid amount' }]);
+  return {
+    business_code: body.business_code,
+    amount_centavos: amount.centavos,
+    currency: 'BOB',
+    reference: body.reference ?? null,
+    destination: {
+      type: 'bank_account',
+      bank_code: body.destination.bank_code,
+      account_number: body.destination.account_number,
+      account_titular: body.destination.account_titular,
+    },
+  };
+}
+
+/**
+ * POST /api/v2/transfers after validation: 403 when `business_code` is not the key's merchant, then the
+ * idempotent creation. A 201 and a 400 INSUFFICIENT_FUNDS are stored and replayed; anything else is not.
+ */
+export async function createTransfer(
+  db: Database,
+  caller: { businessCode: number; idempotencyScope: IdempotencyScope },
+  body: CreateTransferBody,
+  now: Date,
+): Promise<IdempotentResult> {
+  if (body.business_code !== caller.businessCode) throw new ApiError('BUSINESS_CODE_MISMATCH');
+  const request = toCreateTransferRequest(body);
+  return runIdempotent(db, caller.idempotencyScope, request, now, async (tx) => ({
+    statusCode: 201,
+    body: await debitAndRecordTransfer(tx, request, now),
+  }));
+}
+
+/** The debit, the transfer row and its `transfer.created` event, in the caller's transaction. */
+export async function debitAndRecordTransfer(tx: Transaction, request: CreateTransferRequest, now: Date): Promise<TransferResource> {
+  const businessCode = request.business_code;
+  const movement = await ledger.debit(tx, {
+    businessCode,
+    amountCentavos: request.amount_centavos,
+    reference: request.reference,
+    snapshot: { destination: maskedDestination(request.destination) } satisfies ledger.TransferSnapshot,
+    now,
+  });
+  const row = await store.insertTransfer(tx, {
+    businessCode,
+    movementId: movement.id,
+    amountCentavos: request.amount_centavos,
+    reference: request.reference,
+    bankCode: request.destination.bank_code,
+    accountNumber: request.destination.account_number,
+    accountTitular: request.destination.account_titular,
+  }, now);
+  const resource = toTransferResource(row);
+  await events.emit(tx, { kind: 'merchant', businessCode }, 'transfer.created', resource, now);
+  return resource;
+}
+
+export async function getTransfer(db: Queryable, businessCode: number, id: number): Promise<TransferResource> {
+  const row = await store.findTransfer(db, businessCode, id);
+  if (!row) throw notFound('transfer');
+  return toTransferResource(row);
+}
+
+export async function listTransfers(
+  db: Database,
+  businessCode: number,
+  query: { page?: number; per_page?: number; status?: TransferStatus },
+) {
+  const page = pageRequest(query);
+  const status = query.status ?? null;
+  // One snapshot for the page and its total, so `meta` agrees with `data`.
+  return db.transaction(async (tx) => {
+    const total = await store.countTransfersOfMerchant(tx, businessCode, status);
+    const rows = await store.listTransfersOfMerchant(tx, businessCode, { status, limit: page.perPage, offset: pageOffset(page) });
+    return { data: rows.map(toTransferResource), meta: pageMeta(total, page) };
+  });
+}
+
+/** The merchant cancels a PENDING transfer: CANCELED, funds back to `available`, `transfer.canceled`. */
+export async function cancelTransfer(tx: Transaction, businessCode: number, id: number, now: Date): Promise<TransferResource> {
+  const row = await store.cancelPendingTransfer(tx, businessCode, id, now);
+  if (!row) {
+    const current = await store.findTransfer(tx, businessCode, id);
+    if (!current) throw notFound('transfer');
+    throw new ApiError('TRANSFER_NOT_CANCELABLE', { message: `Transfer ${id} is ${current.status}; only a PENDING transfer can be canceled.` });
+  }
+  return settleAndAnnounce(tx, row, now);
+}
+
+/**
+ * The sandbox helper: moves a transfer to `to` as the rail would. IN_TRANSIT submits it to the rail (an
+ * account ending in -0000 then FAILS with ACCOUNT_CLOSED); COMPLETED from PENDING passes through
+ * IN_TRANSIT first (each step with its event); FAILED needs an open transfer.
+ */
+export async function advanceTransfer(
+  tx: Transaction,
+  rail: TransferRail,
+  businessCode: number,
+  id: number,
+  target: { to: 'IN_TRANSIT' | 'COMPLETED' | 'FAILED'; failureCode?: FailureCode },
+  now: Date,
+): Promise<TransferResource> {
+  if (target.failureCode !== undefined && target.to !== 'FAILED') {
+    throw validationError([{ field: 'failure_code', code: 'invalid_value', message: 'is only allowed with to: FAILED' }]);
+  }
+  let row = await store.findTransferForUpdate(tx, businessCode, id);
+  if (!row) throw notFound('transfer');
+  const refuse = () => validationError([{
+    field: 'to',
+    code: 'invalid_value',
+    message: `transfer ${id} is ${row!.status} and cannot become ${target.to}`,
+  }]);
+  switch (target.to) {
+    case 'IN_TRANSIT':
+      if (row.status !== 'PENDING') throw refuse();
+      row = await applyRailReport(tx, row, await rail.submit(railOrderOf(row)), now);
+      break;
+    case 'COMPLETED':
+      if (row.status !== 'PENDING' && row.status !== 'IN_TRANSIT') throw refuse();
+      if (row.status === 'PENDING') row = await applyRailReport(tx, row, await rail.submit(railOrderOf(row)), now);
+      if (row.status === 'IN_TRANSIT') row = await moveToCompleted(tx, row, now);
+      break;
+    case 'FAILED':
+      if (row.status !== 'PENDING' && row.status !== 'IN_TRANSIT') throw refuse();
+      row = await moveToFailed(tx, row, target.failureCode ?? DEFAULT_FAILURE_CODE, null, now);
+      break;
+  }
+  return toTransferResource(row);
+}
+
+export interface SettlementDelays {
+  /** PENDING → IN_TRANSIT (submission). */
+  pendingMs: number;
+  /** IN_TRANSIT → COMPLETED (settlement). */
+  inTransitMs: number;
+}
+
+/**
+ * One step of the rail worker: claims one transfer whose current step is due (SKIP LOCKED, so any number
+ * of processes can run it), asks the rail, and applies its answer in the same transaction. False when
+ * nothing is due.
+ */
+export async function advanceOneDueTransfer(db: Database, rail: TransferRail, delays: SettlementDelays, now: Date): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const row = await store.claimDueTransfer(tx, {
+      pendingBefore: new Date(now.getTime() - delays.pendingMs),
+      inTransitBefore: new Date(now.getTime() - delays.inTransitMs),
+    });
+    if (!row) return false;
+    // The rail call happens under the row lock. That is fine for the in-process sandbox rail; a networked
+    // rail may be called again after a crash, which its idempotency key (derived from our id) makes harmless.
+    const report = row.status === 'PENDING'
+      ? await rail.submit(railOrderOf(row))
+      : await rail.track(railOrderOf(row), row.rail_reference ?? '');
+    await applyRailReport(tx, row, report, now);
+    return true;
+  });
+}
+
+/** Applies what the rail said about a transfer whose row `tx` holds locked. */
+async function applyRailReport(tx: Transaction, row: TransferRow, report: RailReport, now: Date): Promise<TransferRow> {
+  const target = transferStatusOf(report.status);
+  switch (target) {
+    case 'IN_TRANSIT':
+      return row.status === 'PENDING' ? moveToInTransit(tx, row, report.railReference, now) : row;
+    case 'COMPLETED': {
+      const inTransit = row.status === 'PENDING' ? await moveToInTransit(tx, row, report.railReference, now) : row;
+      return inTransit.status === 'IN_TRANSIT' ? moveToCompleted(tx, inTransit, now) : inTransit;
+    }
+    case 'FAILED':
+      return moveToFailed(tx, row, report.failureCode ?? 'REJECTED_BY_BANK', report.railReference, now);
+    case 'PENDING':
+    case 'CANCELED':
+      throw new Error(`a rail cannot move transfer ${row.id} to ${target}`);
+    default:
+      return assertNever(target);
+  }
+}
+
+async function moveToInTransit(tx: Transaction, row: TransferRow, railReference: string, now: Date): Promise<TransferRow> {
+  const moved = await store.markTransferInTransit(tx, row.business_code, row.id, railReference, now);
+  if (!moved) throw lostTransition(row, 'IN_TRANSIT');
+  await settleAndAnnounce(tx, moved, now);
+  return moved;
+}
+
+async function moveToCompleted(tx: Transaction, row: TransferRow, now: Date): Promise<TransferRow> {
+  const moved = await store.markTransferCompleted(tx, row.business_code, row.id, now);
+  if (!moved) throw lostTransition(row, 'COMPLETED');
+  await settleAndAnnounce(tx, moved, now);
+  return moved;
+}
+
+async function moveToFailed(tx: Transaction, row: TransferRow, failureCode: FailureCode, railReference: string | null, now: Date): Promise<TransferRow> {
+  const moved = await store.markTransferFailed(tx, row.business_code, row.id, { failureCode, railReference }, now);
+  if (!moved) throw lostTransition(row, 'FAILED');
+  await settleAndAnnounce(tx, moved, now);
+  return moved;
+}
+
+/** The ledger side and the event of a status change just written to `row` (same transaction). */
+async function settleAndAnnounce(tx: Transaction, row: TransferRow, now: Date): Promise<TransferResource> {
+  const status = row.status;
+  if (status === 'PENDING') throw new Error(`transfer ${row.id} cannot be settled back to PENDING`);
+  await ledger.settle(tx, { businessCode: row.business_code, movementId: row.movement_id, status, now });
+  const resource = toTransferResource(row);
+  await events.emit(tx, { kind: 'merchant', businessCode: row.business_code }, EVENT_OF_STATUS[status], resource, now);
+  return resource;
+}
+
+const EVENT_OF_STATUS = {
+  IN_TRANSIT: 'transfer.in_transit',
+  COMPLETED: 'transfer.completed',
+  FAILED: 'transfer.failed',
+  CANCELED: 'transfer.canceled',
+} as const satisfies Record<Exclude<TransferStatus, 'PENDING'>, events.EventType>;
+
+/** A transition the caller's row lock should have made certain did not apply: a bug, never user input. */
+function lostTransition(row: TransferRow, to: TransferStatus): Error {
+  return new Error(`transfer ${row.id} left ${row.status} before it could become ${to}`);
+}
+
+function railOrderOf(row: TransferRow): RailTransferOrder {
+  return {
+    idempotencyKey: railIdempotencyKey(row.id),
+    amountCentavos: row.amount_centavos,
+    currency: 'BOB',
+    bankCode: row.bank_code,
+    accountNumber: row.account_number,
+    accountTitular: row.account_titular,
+    reference: row.reference,
+  };
+}
+
+function maskedDestination(destination: CreateTransferRequest['destination']): TransferResource['destination'] {
+  return { ...destination, account_number: maskAccountNumber(destination.account_number) };
+}
+
+/** The wire form of a transfer: amounts as numbers, the account number masked (API.md §4.1). */
+export function toTransferResource(row: TransferRow): TransferResource {
+  return {
+    id: row.id,
+    business_code: row.business_code,
+    status: row.status,
+    amount: centavosToAmount(row.amount_centavos),
+    currency: 'BOB',
+    reference: row.reference,
+    destination: {
+      type: 'bank_account',
+      bank_code: row.bank_code,
+      account_number: maskAccountNumber(row.account_number),
+      account_titular: row.account_titular,
+    },
+    failure_code: row.failure_code,
+    movement_id: row.movement_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected value ${String(value)}`);
+}

@@ -1,0 +1,170 @@
+// SQL of transfers. Every lifecycle step is one guarded UPDATE named after the transition (PATTERNS.md 4):
+// it changes the row only from the statuses the transition allows, and returns nothing otherwise.
+import type { Queryable } from '../db/database.ts';
+import type { FailureCode, TransferStatus } from './schemas.ts';
+
+export interface TransferRow {
+  id: number;
+  business_code: number;
+  movement_id: number;
+  status: TransferStatus;
+  amount_centavos: number;
+  currency: 'BOB';
+  reference: string | null;
+  destination_type: 'bank_account';
+  bank_code: number;
+  /** The full account number: never leaves the service unmasked. */
+  account_number: string;
+  account_titular: string;
+  failure_code: FailureCode | null;
+  rail_reference: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const TRANSFER_COLUMNS = `id, business_code, movement_id, status, amount_centavos, currency, reference, destination_type,
+  bank_code, account_number, account_titular, failure_code, rail_reference, created_at, updated_at`;
+
+export async function insertTransfer(
+  tx: Queryable,
+  transfer: {
+    businessCode: number;
+    movementId: number;
+    amountCentavos: number;
+    reference: string | null;
+    bankCode: number;
+    accountNumber: string;
+    accountTitular: string;
+  },
+  now: Date,
+): Promise<TransferRow> {
+  const { rows } = await tx.query<TransferRow>(
+    `insert into transfers (business_code, movement_id, status, amount_centavos, reference, bank_code, account_number,
+                            account_titular, created_at, updated_at)
+     values ($1::bigint, $2::bigint, 'PENDING', $3::bigint, $4::text, $5::integer, $6::text, $7::text, $8::timestamptz, $8::timestamptz)
+     returning ${TRANSFER_COLUMNS}`,
+    [transfer.businessCode, transfer.movementId, transfer.amountCentavos, transfer.reference, transfer.bankCode,
+      transfer.accountNumber, transfer.accountTitular, now],
+  );
+  return rows[0]!;
+}
+
+export async function findTransfer(tx: Queryable, businessCode: number, id: number): Promise<TransferRow | undefined> {
+  const { rows } = await tx.query<TransferRow>(
+    `select ${TRANSFER_COLUMNS} from transfers where id = $1::bigint and business_code = $2::bigint`,
+    [id, businessCode],
+  );
+  return rows[0];
+}
+
+/** Reads a transfer and locks it until the transaction ends (the advance helper decides from what it reads). */
+export async function findTransferForUpdate(tx: Queryable, businessCode: number, id: number): Promise<TransferRow | undefined> {
+  const { rows } = await tx.query<TransferRow>(
+    `select ${TRANSFER_COLUMNS} from transfers where id = $1::bigint and business_code = $2::bigint for update`,
+    [id, businessCode],
+  );
+  return rows[0];
+}
+
+/** One page of a merchant's transfers, newest first. */
+export async function listTransfersOfMerchant(
+  tx: Queryable,
+  businessCode: number,
+  filter: { status: TransferStatus | null; limit: number; offset: number },
+): Promise<TransferRow[]> {
+  const { rows } = await tx.query<TransferRow>(
+    `select ${TRANSFER_COLUMNS} from transfers
+      where business_code = $1::bigint and ($2::text is null or status = $2::text)
+      order by created_at desc, id desc
+      limit $3::integer offset $4::integer`,
+    [businessCode, filter.status, filter.limit, filter.offset],
+  );
+  return rows;
+}
+
+export async function countTransfersOfMerchant(tx: Queryable, businessCode: number, status: TransferStatus | null): Promise<number> {
+  const { rows } = await tx.query<{ total: number }>(
+    `select count(*) as total from transfers where business_code = $1::bigint and ($2::text is null or status = $2::text)`,
+    [businessCode, status],
+  );
+  return rows[0]!.total;
+}
+
+/** PENDING → CANCELED, by the merchant. */
+export async function cancelPendingTransfer(tx: Queryable, businessCode: number, id: number, now: Date): Promise<TransferRow | undefined> {
+  const { rows } = await tx.query<TransferRow>(
+    `update transfers set status = 'CANCELED', updated_at = $3::timestamptz
+      where id = $1::bigint and business_code = $2::bigint and status = 'PENDING'
+      returning ${TRANSFER_COLUMNS}`,
+    [id, businessCode, now],
+  );
+  return rows[0];
+}
+
+/** PENDING → IN_TRANSIT: the rail accepted the transfer. */
+export async function markTransferInTransit(
+  tx: Queryable,
+  businessCode: number,
+  id: number,
+  railReference: string,
+  now: Date,
+): Promise<TransferRow | undefined> {
+  const { rows } = await tx.query<TransferRow>(
+    `update transfers set status = 'IN_TRANSIT', rail_reference = $3::text, updated_at = $4::timestamptz
+      where id = $1::bigint and business_code = $2::bigint and status = 'PENDING'
+      returning ${TRANSFER_COLUMNS}`,
+    [id, businessCode, railReference, now],
+  );
+  return rows[0];
+}
+
+/** IN_TRANSIT → COMPLETED: the funds reached the destination bank. */
+export async function markTransferCompleted(tx: Queryable, businessCode: number, id: number, now: Date): Promise<TransferRow | undefined> {
+  const { rows } = await tx.query<TransferRow>(
+    `update transfers set status = 'COMPLETED', updated_at = $3::timestamptz
+      where id = $1::bigint and business_code = $2::bigint and status = 'IN_TRANSIT'
+      returning ${TRANSFER_COLUMNS}`,
+    [id, businessCode, now],
+  );
+  return rows[0];
+}
+
+/** PENDING or IN_TRANSIT → FAILED with its reason. */
+export async function markTransferFailed(
+  tx: Queryable,
+  businessCode: number,
+  id: number,
+  failure: { failureCode: FailureCode; railReference: string | null },
+  now: Date,
+): Promise<TransferRow | undefined> {
+  const { rows } = await tx.query<TransferRow>(
+    `update transfers set status = 'FAILED', failure_code = $3::text,
+            rail_reference = coalesce($4::text, rail_reference), updated_at = $5::timestamptz
+      where id = $1::bigint and business_code = $2::bigint and status in ('PENDING', 'IN_TRANSIT')
+      returning ${TRANSFER_COLUMNS}`,
+    [id, businessCode, failure.failureCode, failure.railReference, now],
+  );
+  return rows[0];
+}
+
+/**
+ * Claims one open transfer whose last change is older than its step's delay (PENDING before
+ * `pendingBefore`, IN_TRANSIT before `inTransitBefore`), locking it; SKIP LOCKED lets other workers take
+ * others. The times come from the caller's clock as parameters, never from the database's now().
+ */
+export async function claimDueTransfer(
+  tx: Queryable,
+  due: { pendingBefore: Date; inTransitBefore: Date },
+): Promise<TransferRow | undefined> {
+  const { rows } = await tx.query<TransferRow>(
+    `select ${TRANSFER_COLUMNS} from transfers
+      where status in ('PENDING', 'IN_TRANSIT')
+        and updated_at <= greatest($1::timestamptz, $2::timestamptz)
+        and ((status = 'PENDING' and updated_at <= $1::timestamptz) or (status = 'IN_TRANSIT' and updated_at <= $2::timestamptz))
+      order by updated_at, id
+      limit 1
+      for update skip locked`,
+    [due.pendingBefore, due.inTransitBefore],
+  );
+  return rows[0];
+}
