@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReq
 import type { AppContext } from '../context.ts';
 import { registerLedgerRoutes } from '../ledger/routes.ts';
 import { registerAdminRoutes } from '../merchants/admin-routes.ts';
+import { registerOnboardingRoutes } from '../onboarding/routes.ts';
 import { registerQrRoutes } from '../qr/routes.ts';
 import { registerTransferRoutes } from '../transfers/routes.ts';
 import { isUuidV4 } from '../idempotency/service.ts';
@@ -183,6 +184,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   await app.register(async (scope) => registerLedgerRoutes(scope as unknown as App, context));
   await app.register(async (scope) => registerQrRoutes(scope as unknown as App, context));
   await app.register(async (scope) => registerTransferRoutes(scope as unknown as App, context));
+  await app.register(async (scope) => registerOnboardingRoutes(scope as unknown as App, context));
   for (const plugin of options.plugins ?? []) await app.register(plugin, context);
   return app as unknown as App;
 }

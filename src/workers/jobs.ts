@@ -1,6 +1,7 @@
 // The background jobs of this process. Each capability adds its own job here.
 import type { AppContext } from '../context.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
+import { sweepExpiredIntents } from '../onboarding/service.ts';
 import { sweepExpiredQrs } from '../qr/service.ts';
 import { advanceOneDueTransfer, transferRailFor } from '../transfers/service.ts';
 import type { Job } from './runner.ts';
@@ -22,6 +23,13 @@ export function backgroundJobs({ config, db, clock }: AppContext): Job[] {
       name: 'qr-expiry-sweep',
       intervalMs: 5_000,
       runOnce: async () => (await sweepExpiredQrs(db, config, clock.now(), 500)) === 500,
+    },
+    {
+      // Records expired onboarding intents with their onboarding_intent.expired event for the partner. Reads
+      // and the hosted flow apply expiry at once; the sweep only delays the webhook by a few seconds.
+      name: 'onboarding-expiry-sweep',
+      intervalMs: 5_000,
+      runOnce: async () => (await sweepExpiredIntents(db, clock.now(), 500)) === 500,
     },
   ];
   const rail = transferRailFor(config);
