@@ -8,7 +8,7 @@ export interface Partner {
   masterKey: string;
 }
 
-export async function createIntent(t: TestApp, partner: Partner, body: Record<string, unknown> = {}, key = randomUUID()): Promise<TestResponse> {
+export async function createIntent(t: TestApp, partner: Partner, body: Record<string, unknown> = {}, key: string = randomUUID()): Promise<TestResponse> {
   return t.request('POST', '/api/v2/onboarding/intent', { apiKey: partner.masterKey, body, headers: { 'idempotency-key': key } });
 }
 
