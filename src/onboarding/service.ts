@@ -192,25 +192,40 @@ async function completeByActivationPayment(tx: Transaction, paid: PurposePayment
 
 registerPaymentPurpose(ACTIVATION_PURPOSE, completeByActivationPayment);
 
-/** Cancel from any step: open → cancelled with its event; the activation QR, if any, is canceled too. */
+/** Thrown inside the cancel transaction to undo the QR's cancel when the intent turned out closed. */
+class IntentNotOpen extends Error {}
+
+/**
+ * Cancel from any step: open → cancelled with its event; the activation QR, if any, is canceled too. Locks
+ * in the order a payment takes them — the QR row first, then the intent — so a payment racing a cancel
+ * waits for it instead of deadlocking; whichever commits first wins and the other changes nothing.
+ */
 export async function cancelByToken(db: Database, config: Pick<Config, 'publicBaseUrl'>, token: string, now: Date): Promise<IntentRow | undefined> {
-  const cancelled = await db.transaction(async (tx) => {
-    const intent = await store.cancelIntent(tx, token, now);
-    if (!intent) return undefined;
-    await events.emit(tx, { kind: 'partner', partnerId: intent.partner_id }, 'onboarding_intent.cancelled', toIntentView(intent, now), now);
-    if (intent.activation_qr_id) {
-      try {
+  let cancelled: IntentRow;
+  try {
+    cancelled = await db.transaction(async (tx) => {
+      const current = await store.findIntentByToken(tx, token);
+      if (!current) throw new IntentNotOpen();
+      if (current.activation_qr_id) {
         await tx.query('savepoint cancel_activation_qr');
-        await qrs.cancelQr(tx, config, PLATFORM_BUSINESS_CODE, intent.activation_qr_id, now);
-      } catch (error) {
-        // Already paid or canceled (a payment lost the race for the intent): nothing to cancel.
-        if (!(error instanceof ApiError)) throw error;
-        await tx.query('rollback to savepoint cancel_activation_qr');
+        try {
+          await qrs.cancelQr(tx, config, PLATFORM_BUSINESS_CODE, current.activation_qr_id, now);
+        } catch (error) {
+          // Already paid or lapsed: the guarded intent update below decides.
+          if (!(error instanceof ApiError)) throw error;
+          await tx.query('rollback to savepoint cancel_activation_qr');
+        }
       }
-    }
-    return intent;
-  });
-  if (cancelled?.activation_qr_id) qrs.announceLocalQrChange(cancelled.activation_qr_id);
+      const intent = await store.cancelIntent(tx, token, now);
+      if (!intent) throw new IntentNotOpen();
+      await events.emit(tx, { kind: 'partner', partnerId: intent.partner_id }, 'onboarding_intent.cancelled', toIntentView(intent, now), now);
+      return intent;
+    });
+  } catch (error) {
+    if (error instanceof IntentNotOpen) return undefined;
+    throw error;
+  }
+  if (cancelled.activation_qr_id) qrs.announceLocalQrChange(cancelled.activation_qr_id);
   return cancelled;
 }
 
