@@ -6,6 +6,7 @@ import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { buildApp, type App } from './http/app.ts';
 import { createLogger, describeError, logBackgroundError } from './http/logging.ts';
+import { createMetricsRegistry } from './http/metrics.ts';
 import { createSandboxAccountsIfEmpty, type SandboxCredentials } from './merchants/sandbox-setup.ts';
 import { systemClock } from './time.ts';
 import { backgroundJobs } from './workers/jobs.ts';
@@ -45,12 +46,14 @@ async function main(): Promise<void> {
   if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
   const sandbox = await createSandboxAccountsIfEmpty(context);
 
+  // One registry for the HTTP metrics and the workers' (webhook deliveries, outbox lag), served on /metrics.
+  const metrics = createMetricsRegistry();
   let app: App | null = null;
   if (config.role !== 'worker') {
-    app = await buildApp(context, { logger: log });
+    app = await buildApp(context, { logger: log, metrics });
     await app.listen({ port: config.port, host: config.host });
   }
-  const workers = config.role !== 'api' ? new WorkerRunner(db, log, backgroundJobs(context)) : null;
+  const workers = config.role !== 'api' ? new WorkerRunner(db, log, backgroundJobs(context, { metrics, onError: onBackgroundError })) : null;
   await workers?.start();
 
   printBanner(config, app, sandbox);

@@ -10,10 +10,14 @@ export type { EventOwnerKind, EventRow } from './store.ts';
 /** Channel that wakes event consumers after a commit; only a wake-up, consumers also poll. */
 export const EVENTS_CHANNEL = 'mps_events';
 
-export type EventType =
-  | 'simple_qr.payment_received' | 'simple_qr.paid' | 'simple_qr.canceled'
-  | 'transfer.created' | 'transfer.in_transit' | 'transfer.completed' | 'transfer.failed' | 'transfer.canceled'
-  | 'onboarding_intent.completed' | 'onboarding_intent.cancelled' | 'onboarding_intent.expired';
+/** Every event type of API.md §7, at run time (webhook endpoint filters and the events list validate against it). */
+export const EVENT_TYPES = [
+  'simple_qr.payment_received', 'simple_qr.paid', 'simple_qr.canceled',
+  'transfer.created', 'transfer.in_transit', 'transfer.completed', 'transfer.failed', 'transfer.canceled',
+  'onboarding_intent.completed', 'onboarding_intent.cancelled', 'onboarding_intent.expired',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The merchant or partner whose change an event reports: only its endpoints receive it, only it lists it. */
 export type EventOwner = { kind: 'merchant'; businessCode: number } | { kind: 'partner'; partnerId: number };
@@ -39,6 +43,43 @@ export async function emit(
   }, now);
   tx.notifyAfterCommit(EVENTS_CHANNEL);
   return event;
+}
+
+function ownerKey(owner: EventOwner): [EventOwnerKind, number] {
+  return owner.kind === 'merchant' ? ['merchant', owner.businessCode] : ['partner', owner.partnerId];
+}
+
+/** One page of the owner's events, newest first, optionally of one type; with the total for `meta`. */
+export async function listEventPage(
+  tx: Queryable,
+  owner: EventOwner,
+  filter: { type?: EventType; limit: number; offset: number },
+): Promise<{ events: EventRow[]; total: number }> {
+  const [kind, id] = ownerKey(owner);
+  const events = await store.findEventPageOfOwner(tx, kind, id, filter.type ?? null, filter.limit, filter.offset);
+  const total = await store.countEventsOfOwner(tx, kind, id, filter.type ?? null);
+  return { events, total };
+}
+
+/** The owner's event with this id; undefined for an unknown id or another owner's event. */
+export async function getEventOfOwner(tx: Queryable, owner: EventOwner, eventId: string): Promise<EventRow | undefined> {
+  const [kind, id] = ownerKey(owner);
+  return store.findEventOfOwner(tx, kind, id, eventId);
+}
+
+/**
+ * Claims up to `limit` committed events not yet handed to consumers, oldest first, and marks them
+ * published, inside `tx`: if the consumer's work in `tx` fails, they are unpublished again. SKIP LOCKED
+ * lets several processes claim disjoint batches.
+ */
+export async function claimUnpublishedEvents(tx: Transaction, limit: number, now: Date): Promise<EventRow[]> {
+  return store.claimUnpublishedEvents(tx, limit, now);
+}
+
+/** Events by id (any owner): for workers that deliver events they reference by id. */
+export async function getEventsByIds(tx: Queryable, eventIds: string[]): Promise<Map<string, EventRow>> {
+  const rows = await store.findEventsByIds(tx, eventIds);
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 export async function listEventsOfOwner(db: Queryable, owner: EventOwner): Promise<EventRow[]> {

@@ -38,3 +38,52 @@ export async function findEventsOfOwner(tx: Queryable, ownerKind: EventOwnerKind
   );
   return rows;
 }
+
+export async function findEventPageOfOwner(
+  tx: Queryable, ownerKind: EventOwnerKind, ownerId: number, type: string | null, limit: number, offset: number,
+): Promise<EventRow[]> {
+  const { rows } = await tx.query<EventRow>(
+    `select ${EVENT_COLUMNS} from events
+      where owner_kind = $1::text and owner_id = $2::bigint and ($3::text is null or type = $3::text)
+      order by created_at desc, sequence desc limit $4::integer offset $5::integer`,
+    [ownerKind, ownerId, type, limit, offset],
+  );
+  return rows;
+}
+
+export async function countEventsOfOwner(tx: Queryable, ownerKind: EventOwnerKind, ownerId: number, type: string | null): Promise<number> {
+  const { rows } = await tx.query<{ total: number }>(
+    `select count(*)::bigint as total from events
+      where owner_kind = $1::text and owner_id = $2::bigint and ($3::text is null or type = $3::text)`,
+    [ownerKind, ownerId, type],
+  );
+  return rows[0]!.total;
+}
+
+export async function findEventOfOwner(tx: Queryable, ownerKind: EventOwnerKind, ownerId: number, eventId: string): Promise<EventRow | undefined> {
+  const { rows } = await tx.query<EventRow>(
+    `select ${EVENT_COLUMNS} from events where id = $3::text and owner_kind = $1::text and owner_id = $2::bigint`,
+    [ownerKind, ownerId, eventId],
+  );
+  return rows[0];
+}
+
+/**
+ * Claims the oldest unpublished events (index events_unpublished) and marks them published in one
+ * statement; SKIP LOCKED lets other processes take the next ones. The caller's transaction makes the
+ * mark undo itself if the caller's own work fails.
+ */
+export async function claimUnpublishedEvents(tx: Queryable, limit: number, now: Date): Promise<EventRow[]> {
+  const { rows } = await tx.query<EventRow>(
+    `update events set published_at = $2::timestamptz
+      where id in (select id from events where published_at is null order by sequence limit $1::integer for update skip locked)
+      returning ${EVENT_COLUMNS}`,
+    [limit, now],
+  );
+  return rows.sort((a, b) => a.sequence - b.sequence);
+}
+
+export async function findEventsByIds(tx: Queryable, eventIds: string[]): Promise<EventRow[]> {
+  const { rows } = await tx.query<EventRow>(`select ${EVENT_COLUMNS} from events where id = any($1::text[])`, [eventIds]);
+  return rows;
+}

@@ -5,12 +5,15 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from 'fastify';
+import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { registerLedgerRoutes } from '../ledger/routes.ts';
 import { registerAdminRoutes } from '../merchants/admin-routes.ts';
 import { registerOnboardingRoutes } from '../onboarding/routes.ts';
 import { registerQrRoutes } from '../qr/routes.ts';
 import { registerTransferRoutes } from '../transfers/routes.ts';
+import { registerEventRoutes } from '../webhooks/events-routes.ts';
+import { registerWebhookEndpointRoutes } from '../webhooks/routes.ts';
 import { isUuidV4 } from '../idempotency/service.ts';
 import { KeyVerifier, isAdminAuthorization, type AuthRequirement, type Principal } from './auth.ts';
 import { ApiError, validationError } from './errors.ts';
@@ -55,6 +58,8 @@ export interface BuildAppOptions {
   plugins?: FastifyPluginAsync<AppContext>[];
   /** Logger destination override (tests silence it). */
   logger?: import('fastify').FastifyBaseLogger;
+  /** Registry served on /metrics; main.ts shares it with the background jobs so their metrics appear too. */
+  metrics?: Registry;
 }
 
 export async function buildApp(context: AppContext, options: BuildAppOptions = {}): Promise<App> {
@@ -154,7 +159,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
 
-  const metrics = createMetricsRegistry();
+  const metrics = options.metrics ?? createMetricsRegistry();
   registerHttpMetrics(app, metrics);
 
   await app.register(fastifySwagger, {
@@ -185,6 +190,8 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   await app.register(async (scope) => registerQrRoutes(scope as unknown as App, context));
   await app.register(async (scope) => registerTransferRoutes(scope as unknown as App, context));
   await app.register(async (scope) => registerOnboardingRoutes(scope as unknown as App, context));
+  await app.register(async (scope) => registerWebhookEndpointRoutes(scope as unknown as App, context));
+  await app.register(async (scope) => registerEventRoutes(scope as unknown as App, context));
   for (const plugin of options.plugins ?? []) await app.register(plugin, context);
   return app as unknown as App;
 }

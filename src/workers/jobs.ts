@@ -1,15 +1,30 @@
 // The background jobs of this process. Each capability adds its own job here.
+import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
 import { sweepExpiredIntents } from '../onboarding/service.ts';
 import { sweepExpiredQrs } from '../qr/service.ts';
 import { advanceOneDueTransfer, transferRailFor } from '../transfers/service.ts';
+import { Dispatcher } from '../webhooks/dispatcher.ts';
+import { Fanout } from '../webhooks/fanout.ts';
+import { webhookMetrics } from '../webhooks/metrics.ts';
 import type { Job } from './runner.ts';
 
 /** Transfers one run of the sandbox rail worker moves at most before yielding. */
 const SANDBOX_RAIL_BATCH = 50;
 
-export function backgroundJobs({ config, db, clock }: AppContext): Job[] {
+export interface BackgroundJobOptions {
+  /** Registry of /metrics, so worker metrics are served with the HTTP ones. */
+  metrics?: Registry;
+  onError?: (error: unknown, context: string) => void;
+}
+
+export function backgroundJobs({ config, db, clock }: AppContext, options: BackgroundJobOptions = {}): Job[] {
+  const metrics = options.metrics ? webhookMetrics(options.metrics) : undefined;
+  const dispatcher = new Dispatcher({
+    db, clock, metrics, mode: config.mode, timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs,
+    onError: options.onError,
+  });
   const jobs: Job[] = [
     {
       name: 'idempotency-purge',
@@ -31,6 +46,9 @@ export function backgroundJobs({ config, db, clock }: AppContext): Job[] {
       intervalMs: 5_000,
       runOnce: async () => (await sweepExpiredIntents(db, clock.now(), 500)) === 500,
     },
+    // Woken by every committed emit (EVENTS_CHANNEL); wakes this process's dispatcher directly after its commit.
+    new Fanout({ db, clock, metrics, onDeliveriesCreated: () => dispatcher.wake() }).job(),
+    dispatcher.job(),
   ];
   const rail = transferRailFor(config);
   if (rail && config.sandboxSettlementMs) {

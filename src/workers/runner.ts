@@ -14,6 +14,8 @@ export interface Job {
   wakeChannel?: string;
   /** Does one batch of work; resolves true when more work is waiting (run again at once). */
   runOnce(): Promise<boolean>;
+  /** Finishes work the job started in the background (e.g. webhook sends in flight) when the runner stops. */
+  stop?(): Promise<void>;
 }
 
 /** Pause after a failed run, so a database outage does not become a hot loop. */
@@ -76,6 +78,9 @@ export class WorkerRunner {
     this.stopped = true;
     for (const wake of [...this.wakers]) wake();
     await Promise.all(this.loops);
+    for (const job of this.jobs) {
+      await job.stop?.().catch((error) => this.log.error({ error: describeError(error), job: job.name }, `stopping ${job.name} failed`));
+    }
     for (const unlisten of this.unlisteners) await unlisten().catch(() => {});
   }
 }

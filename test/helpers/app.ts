@@ -72,6 +72,8 @@ export interface StartOptions {
   /** Open a second pool on `database` instead of sharing its Database object. */
   separatePool?: boolean;
   clock?: TestClock;
+  /** Registry served on /metrics (to share it with worker jobs under test). */
+  metrics?: import('prom-client').Registry;
 }
 
 export async function startTestApp(options: StartOptions): Promise<TestApp> {
@@ -87,7 +89,7 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
     ...options.env,
   });
   const clock = options.clock ?? new TestClock();
-  const app = await buildApp({ config, db, clock }, { plugins: options.plugins, logger: createLogger(config.logLevel) });
+  const app = await buildApp({ config, db, clock }, { plugins: options.plugins, logger: createLogger(config.logLevel), metrics: options.metrics });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const closed = trackOpen('a test app');
   const address = app.server.address();

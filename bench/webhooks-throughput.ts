@@ -1,0 +1,193 @@
+// Webhook delivery benchmark on PostgreSQL (figures in BENCHMARKS.md).
+//   npx tsx bench/webhooks-throughput.ts [events=5000]
+// BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server; the bench
+// creates a scratch database there and drops it at the end. Everything runs in this one process: a fast
+// local receiver (node:http, answers 200 at once), the service's own fan-out and dispatcher jobs in the
+// WorkerRunner (woken by LISTEN/NOTIFY, as in production), and the code that emits events.
+//  1. baseline: the receiver's raw throughput from a plain keep-alive HTTP client loop (same body, same
+//     concurrency as the dispatcher's connection pool), in this same run;
+//  2. drain: N events committed first, then the workers start: deliveries/s until the last arrives;
+//  3. sustained: events committed one per transaction by 32 concurrent writers while the workers run;
+//  4. latency: one event per transaction at a steady 100/s; time from the emit's commit to receipt;
+//  5. latency through the API: POST /test/movements (the test fixture that credits the ledger and emits
+//     simple_qr.payment_received in one transaction behind auth + idempotency, standing in for a QR
+//     payment until that capability is merged) at a steady 50/s; time from sending the request to receipt.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import type { Database } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { openPostgres } from '../src/db/postgres.ts';
+import * as events from '../src/events/service.ts';
+import { buildApp } from '../src/http/app.ts';
+import { createLogger } from '../src/http/logging.ts';
+import { fixtureRoutes } from '../test/helpers/fixture-routes.ts';
+import * as merchants from '../src/merchants/service.ts';
+import { systemClock } from '../src/time.ts';
+import * as webhooks from '../src/webhooks/service.ts';
+import { backgroundJobs } from '../src/workers/jobs.ts';
+import { WorkerRunner } from '../src/workers/runner.ts';
+
+const EVENTS = Number(process.argv[2] ?? 5000);
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SAMPLE_DATA = { qr: { id: '6f1c2a7e-2d7b-4c38-9a57-1f0a2b3c4d5e', amount: 150.5, currency: 'BOB', status: 'PAID' }, payment: { id: 1, amount: 150.5, account_number: '*****-4821' } };
+
+interface Receiver { url: string; count: number; arrivals: Map<string, number>; close(): Promise<void>; waitFor(n: number): Promise<void> }
+
+async function startReceiver(): Promise<Receiver> {
+  let waiter: { n: number; resolve: () => void } | null = null;
+  const receiver: Receiver = {
+    url: '', count: 0, arrivals: new Map(),
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    waitFor: (n) => new Promise((resolve) => { if (receiver.count >= n) resolve(); else waiter = { n, resolve }; }),
+  };
+  const server = http.createServer({ keepAliveTimeout: 60_000 }, (request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const id = request.headers['webhook-id'];
+      if (typeof id === 'string') receiver.arrivals.set(id, performance.now());
+      receiver.count++;
+      response.writeHead(200).end();
+      if (waiter && receiver.count >= waiter.n) { waiter.resolve(); waiter = null; }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return receiver;
+}
+
+async function baseline(receiver: Receiver, requests: number): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const body = JSON.stringify({ id: 'evt_x', type: 'simple_qr.payment_received', created_at: new Date().toISOString(), data: SAMPLE_DATA });
+  const url = new URL(receiver.url);
+  let next = 0;
+  const send = () => new Promise<void>((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+      response.resume();
+      response.on('end', () => resolve());
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+  const started = performance.now();
+  await Promise.all(Array.from({ length: 64 }, async () => { while (next++ < requests) await send(); }));
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  return requests / seconds;
+}
+
+async function emitBatch(db: Database, owner: events.EventOwner, count: number): Promise<void> {
+  for (let done = 0; done < count; done += 500) {
+    await db.transaction(async (tx) => {
+      for (let i = 0; i < Math.min(500, count - done); i++) await events.emit(tx, owner, 'simple_qr.payment_received', SAMPLE_DATA, systemClock.now());
+    });
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function main(): Promise<void> {
+  const name = `mps_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  const db = await openPostgres({ url: url.toString(), maxConnections: 10 });
+  const receiver = await startReceiver();
+  try {
+    await migrate(db);
+    const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'silent', RATE_LIMIT: 'off' });
+    const context = { config, db, clock: systemClock };
+    const created = await db.transaction((tx) => merchants.createMerchant(tx, { name: 'Bench' }, 'sandbox', new Date()));
+    const owner: events.EventOwner = { kind: 'merchant', businessCode: created.merchant.business_code };
+    await db.transaction((tx) => webhooks.createEndpoint(tx, owner, { url: receiver.url }, 'sandbox', new Date()));
+
+    const baselineRate = await baseline(receiver, EVENTS);
+    receiver.count = 0;
+
+    // 2. drain
+    await emitBatch(db, owner, EVENTS);
+    const runner = new WorkerRunner(db, createLogger('silent'), backgroundJobs(context));
+    let started = performance.now();
+    await runner.start();
+    await receiver.waitFor(EVENTS);
+    const drainRate = EVENTS / ((performance.now() - started) / 1000);
+
+    // 3. sustained: 32 writers, one event per transaction, while the workers run
+    receiver.count = 0;
+    let emitted = 0;
+    started = performance.now();
+    await Promise.all(Array.from({ length: 32 }, async () => {
+      while (emitted++ < EVENTS) {
+        await db.transaction((tx) => events.emit(tx, owner, 'simple_qr.payment_received', SAMPLE_DATA, systemClock.now()));
+      }
+    }));
+    const emitSeconds = (performance.now() - started) / 1000;
+    await receiver.waitFor(EVENTS);
+    const sustainedRate = EVENTS / ((performance.now() - started) / 1000);
+
+    // 4. latency at a steady 100 events/s
+    const latencyEvents = Math.min(1000, EVENTS);
+    const committedAt = new Map<string, number>();
+    receiver.count = 0;
+    receiver.arrivals.clear();
+    for (let i = 0; i < latencyEvents; i++) {
+      const due = performance.now() + 10;
+      const event = await db.transaction((tx) => events.emit(tx, owner, 'simple_qr.payment_received', SAMPLE_DATA, systemClock.now()));
+      committedAt.set(event.id, performance.now());
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    await receiver.waitFor(latencyEvents);
+    const latencies = [...committedAt].map(([id, at]) => receiver.arrivals.get(id)! - at).sort((a, b) => a - b);
+
+    // 5. through the API, on loopback
+    const app = await buildApp(context, { plugins: [fixtureRoutes], logger: createLogger('silent') });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const apiUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/test/movements`;
+    const apiRequests = Math.min(500, EVENTS);
+    const apiLatencies: number[] = [];
+    receiver.count = 0;
+    for (let i = 0; i < apiRequests; i++) {
+      const due = performance.now() + 20;
+      const sent = performance.now();
+      const response = await fetch(apiUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': created.apiKey, 'idempotency-key': randomUUID() },
+        body: JSON.stringify({ business_code: owner.businessCode, amount: '10.50' }),
+      });
+      if (response.status !== 201) throw new Error(`POST /test/movements answered ${response.status}`);
+      await response.arrayBuffer();
+      await receiver.waitFor(i + 1);
+      apiLatencies.push(performance.now() - sent);
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    apiLatencies.sort((a, b) => a - b);
+    await app.close();
+    await runner.stop();
+
+    const row = (label: string, value: string) => process.stdout.write(`${label.padEnd(58)} ${value}\n`);
+    process.stdout.write(`\nWebhook delivery on PostgreSQL, ${EVENTS} events, one endpoint, receiver on loopback (${new Date().toISOString()})\n`);
+    row('baseline: plain keep-alive HTTP client loop (64 conns)', `${baselineRate.toFixed(0)} req/s`);
+    row('drain: events committed first, then workers start', `${drainRate.toFixed(0)} deliveries/s (${((drainRate / baselineRate) * 100).toFixed(0)}% of baseline)`);
+    row('sustained: 32 writers emitting while workers deliver', `${sustainedRate.toFixed(0)} deliveries/s (emit alone: ${(EVENTS / emitSeconds).toFixed(0)} events/s)`);
+    row(`latency, commit → receipt, ${latencyEvents} events at 100/s`, `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
+    row(`latency, API request → receipt, ${apiRequests} at ≤ 50/s`, `p50 ${percentile(apiLatencies, 50).toFixed(1)} ms, p99 ${percentile(apiLatencies, 99).toFixed(1)} ms, max ${apiLatencies.at(-1)!.toFixed(1)} ms`);
+  } finally {
+    await receiver.close();
+    await db.close();
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});

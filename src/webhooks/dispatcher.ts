@@ -1,0 +1,324 @@
+// Dispatcher worker: claims due deliveries (SKIP LOCKED, with a lease), POSTs each event signed per
+// Standard Webhooks with a fresh timestamp, and records every attempt. Sends run concurrently, up to
+// `maxInFlight`, and do not hold up the next claim: one slow receiver (up to WEBHOOK_TIMEOUT) must not
+// delay a payment's webhook to everyone else. Results are written in coalesced batches (one transaction
+// for all results that finished meanwhile), so the database work per delivery stays a fraction of a
+// statement (figures in BENCHMARKS.md). A worker that dies mid-send leaves its lease to expire; the delivery is then
+// claimed again and retried. Completion is guarded by the lease holder, so a late worker changes nothing.
+import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import type { Mode } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import * as events from '../events/service.ts';
+import { randomBase62 } from '../ids.ts';
+import type { Clock } from '../time.ts';
+import type { Job } from '../workers/runner.ts';
+import type { WebhookMetrics } from './metrics.ts';
+import { DELIVERIES_CHANNEL, signingSecrets } from './service.ts';
+import { signedHeaders, type SignedHeaders } from './signing.ts';
+import { guardedLookup, refuseBlockedLiteral, SsrfRefusedError } from './ssrf.ts';
+import * as store from './store.ts';
+import type { ClaimedDelivery, DeliveryResult, EndpointRow } from './store.ts';
+
+/** Extra lease time beyond the send timeout, for writing the result; past it the delivery is anyone's. */
+const LEASE_MARGIN_MS = 60_000;
+const CLAIM_BATCH = 100;
+const MAX_IN_FLIGHT = 256;
+/**
+ * Sends in flight to one endpoint before its deliveries are skipped by this worker's claims. A claim
+ * can still add a batch on top, so the bound is soft: it keeps a receiver that hangs until the timeout,
+ * with a large backlog, from taking every slot and delaying other merchants' webhooks.
+ */
+const MAX_IN_FLIGHT_PER_ENDPOINT = 64;
+const MAX_ERROR_LENGTH = 500;
+
+export interface DispatcherOptions {
+  db: Database;
+  clock: Clock;
+  mode: Mode;
+  timeoutMs: number;
+  retryScheduleMs: number[];
+  metrics?: WebhookMetrics;
+  onError?: (error: unknown, context: string) => void;
+  workerId?: string;
+  batchSize?: number;
+  maxInFlight?: number;
+  maxInFlightPerEndpoint?: number;
+}
+
+interface PendingCompletion {
+  result: DeliveryResult;
+  done: () => void;
+}
+
+export class Dispatcher {
+  readonly workerId: string;
+  private readonly batchSize: number;
+  private readonly maxInFlight: number;
+  private readonly maxInFlightPerEndpoint: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlightByEndpoint = new Map<string, number>();
+  private pendingCompletions: PendingCompletion[] = [];
+  private writing: Promise<void> | null = null;
+  private wakeRun: Promise<void> | null = null;
+  private wakeAgain = false;
+  private stopped = false;
+  // Keep-alive connections: a fresh TCP (and TLS) handshake per webhook would dominate latency. As many
+  // sockets as sends in flight, so no request waits in the agent's queue while its timeout runs.
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${randomBase62(8)}`;
+    this.batchSize = options.batchSize ?? CLAIM_BATCH;
+    this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
+    this.maxInFlightPerEndpoint = options.maxInFlightPerEndpoint ?? MAX_IN_FLIGHT_PER_ENDPOINT;
+    const agentOptions = { keepAlive: true, maxSockets: this.maxInFlight, maxFreeSockets: 64 };
+    this.httpAgent = new http.Agent(agentOptions);
+    this.httpsAgent = new https.Agent(agentOptions);
+  }
+
+  /** Claims one batch and starts sending it; true when more work may be waiting. */
+  async runOnce(): Promise<boolean> {
+    if (this.stopped) return false;
+    const capacity = this.maxInFlight - this.inFlight.size;
+    if (capacity <= 0) {
+      await Promise.race(this.inFlight);
+      return true;
+    }
+    const { db, clock, timeoutMs } = this.options;
+    const limit = Math.min(capacity, this.batchSize);
+    const now = clock.now();
+    const leaseUntil = new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS);
+    // One statement, atomic on its own: no explicit transaction, so a claim costs one round trip.
+    const busy = [...this.inFlightByEndpoint].filter(([, count]) => count >= this.maxInFlightPerEndpoint).map(([id]) => id);
+    const claimed = await store.claimDueDeliveries(db, this.workerId, now, leaseUntil, limit, busy);
+    if (claimed.length === 0) return false;
+    const [eventsById, endpointsById] = await Promise.all([
+      events.getEventsByIds(db, [...new Set(claimed.map((d) => d.event_id))]),
+      store.findEndpointsByIds(db, [...new Set(claimed.map((d) => d.endpoint_id))]),
+    ]);
+    for (const delivery of claimed) {
+      // The endpoint's slot is freed as soon as the exchange ends, not when the result is written, so
+      // the next claim overlaps with the batched write.
+      const release = this.takeEndpointSlot(delivery.endpoint_id);
+      const work = this.deliver(delivery, eventsById.get(delivery.event_id), endpointsById.get(delivery.endpoint_id), release)
+        .catch((error) => this.options.onError?.(error, 'webhook delivery'))
+        .finally(() => {
+          release();
+          this.inFlight.delete(work);
+        });
+      this.inFlight.add(work);
+    }
+    return claimed.length === limit;
+  }
+
+  /** Counts a send to the endpoint; the returned function (idempotent) gives the slot back. */
+  private takeEndpointSlot(endpointId: string): () => void {
+    this.inFlightByEndpoint.set(endpointId, (this.inFlightByEndpoint.get(endpointId) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.inFlightByEndpoint.get(endpointId) ?? 1) - 1;
+      if (left > 0) this.inFlightByEndpoint.set(endpointId, left);
+      else this.inFlightByEndpoint.delete(endpointId);
+      // The endpoint just went under its limit: its waiting deliveries can be claimed now, not at the next poll.
+      if (left === this.maxInFlightPerEndpoint - 1 && !this.stopped) this.wake();
+    };
+  }
+
+  /**
+   * Claims now, outside the runner's loop (the fan-out of this process calls it after creating deliveries,
+   * saving a NOTIFY round trip). Wake-ups during a claim are folded into one more claim.
+   */
+  wake(): void {
+    if (this.wakeRun) {
+      this.wakeAgain = true;
+      return;
+    }
+    this.wakeRun = (async () => {
+      do {
+        this.wakeAgain = false;
+        while (await this.runOnce());
+      } while (this.wakeAgain);
+    })()
+      .catch((error) => this.options.onError?.(error, 'webhook dispatcher wake-up'))
+      .finally(() => {
+        this.wakeRun = null;
+      });
+  }
+
+  /** Resolves when every send started so far has been answered and its result written. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0 || this.wakeRun) {
+      await this.wakeRun;
+      await Promise.all([...this.inFlight]);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.settled();
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  job(): Job {
+    return {
+      name: 'webhook-dispatcher',
+      // The poll finds retries that became due; new deliveries arrive by notification.
+      intervalMs: 1_000,
+      wakeChannel: DELIVERIES_CHANNEL,
+      runOnce: () => this.runOnce(),
+      stop: () => this.stop(),
+    };
+  }
+
+  private async deliver(
+    delivery: ClaimedDelivery, event: events.EventRow | undefined, endpoint: EndpointRow | undefined, exchangeEnded: () => void,
+  ): Promise<void> {
+    const { clock, metrics } = this.options;
+    const sentAt = clock.now();
+    const base = { deliveryId: delivery.id, eventId: delivery.event_id, endpointId: delivery.endpoint_id, attempt: delivery.attempts_total, sentAt };
+    if (!event || !endpoint || endpoint.status !== 'enabled' || endpoint.deleted_at) {
+      // Disabled or deleted after the fan-out: nothing is sent.
+      metrics?.attempts.inc({ outcome: 'endpoint_disabled' });
+      exchangeEnded();
+      return this.complete({ ...base, outcome: 'abandoned', statusCode: null, durationMs: 0, error: 'endpoint disabled', attempted: false });
+    }
+    const body = JSON.stringify(events.toEventPayload(event));
+    const headers = signedHeaders(signingSecrets(endpoint, sentAt), event.id, sentAt, body);
+    const started = performance.now();
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    let refused = false;
+    try {
+      statusCode = await this.post(endpoint.url, body, headers);
+    } catch (caught) {
+      refused = caught instanceof SsrfRefusedError || (caught as { cause?: unknown }).cause instanceof SsrfRefusedError;
+      error = describeSendError(caught);
+    }
+    const durationMs = Math.round(performance.now() - started);
+    exchangeEnded();
+    const succeeded = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    metrics?.attemptDuration.observe({ outcome: succeeded ? 'succeeded' : 'failed' }, durationMs / 1000);
+    return this.complete({
+      ...base,
+      // 410 Gone: the receiver asks us to stop (API.md §7); the endpoint is disabled when the result is written.
+      outcome: succeeded ? 'succeeded' : statusCode === 410 ? 'abandoned' : 'failed',
+      statusCode,
+      durationMs,
+      error,
+      attempted: true,
+      refused,
+    });
+  }
+
+  /** POSTs the body and resolves with the status code; no redirect is followed; the whole exchange is bounded by the timeout. */
+  private post(urlText: string, body: string, headers: SignedHeaders): Promise<number> {
+    const { mode, timeoutMs } = this.options;
+    return new Promise<number>((resolve, reject) => {
+      let url: URL;
+      try {
+        url = new URL(urlText);
+        if (mode === 'live') refuseBlockedLiteral(url);
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      const secure = url.protocol === 'https:';
+      const request = (secure ? https : http).request(url, {
+        method: 'POST',
+        agent: secure ? this.httpsAgent : this.httpAgent,
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'merchant-payments-webhooks/1.0',
+        },
+        // Live mode: resolve, refuse blocked addresses, connect to the checked address (ssrf.ts).
+        ...(mode === 'live' ? { lookup: guardedLookup as unknown as typeof import('node:dns').lookup } : {}),
+      });
+      const timer = setTimeout(() => {
+        const error = new Error(`timed out after ${timeoutMs} ms`);
+        request.destroy(error);
+        reject(error); // settles even if the response had started and no further event comes
+      }, timeoutMs);
+      request.on('response', (response) => {
+        response.resume(); // the body is not read, only drained so the connection can be reused
+        response.on('end', () => {
+          clearTimeout(timer);
+          resolve(response.statusCode ?? 0);
+        });
+        response.on('error', (error) => {
+          clearTimeout(timer);
+          reject(error);
+        });
+      });
+      request.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      request.end(body);
+    });
+  }
+
+  /** Queues a result; results are written together, one transaction per batch. */
+  private complete(result: DeliveryResult): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.pendingCompletions.push({ result, done: resolve });
+      this.writing ??= this.writeQueuedResults().finally(() => {
+        this.writing = null;
+      });
+    });
+  }
+
+  private async writeQueuedResults(): Promise<void> {
+    while (this.pendingCompletions.length > 0) {
+      const batch = this.pendingCompletions;
+      this.pendingCompletions = [];
+      try {
+        await this.writeResults(batch.map((item) => item.result));
+      } catch (error) {
+        // The leases run out and the deliveries are retried: at least once, never lost.
+        this.options.onError?.(error, 'writing webhook delivery results');
+      }
+      for (const item of batch) item.done();
+    }
+  }
+
+  private async writeResults(results: DeliveryResult[]): Promise<void> {
+    const { db, clock, retryScheduleMs, metrics } = this.options;
+    const now = clock.now();
+    const completed = await db.transaction(async (tx) => {
+      await store.recordAttempts(tx, results);
+      const rows = await store.completeDeliveries(tx, this.workerId, results, retryScheduleMs, now);
+      const held = new Set(rows.map((row) => row.id));
+      const gone = results.filter((r) => r.statusCode === 410 && held.has(r.deliveryId)).map((r) => r.endpointId);
+      for (const endpointId of new Set(gone)) await store.disableEndpoint(tx, endpointId, now);
+      if (gone.length > 0) await store.failPendingDeliveriesOfEndpoints(tx, [...new Set(gone)], 'endpoint answered 410 Gone and was disabled', now);
+      return rows;
+    });
+    if (metrics) {
+      const statusById = new Map(completed.map((row) => [row.id, row.status]));
+      for (const result of results) {
+        if (!result.attempted) continue;
+        const status = statusById.get(result.deliveryId);
+        const outcome = result.refused ? 'refused' : status === undefined ? 'stale' : status === 'pending' ? 'retry_scheduled' : status;
+        metrics.attempts.inc({ outcome });
+      }
+    }
+  }
+}
+
+function describeSendError(error: unknown): string {
+  if (error instanceof SsrfRefusedError) return error.message;
+  if (error instanceof Error) {
+    const code = (error as Error & { code?: unknown }).code;
+    const text = typeof code === 'string' && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
+    return text.slice(0, MAX_ERROR_LENGTH);
+  }
+  return 'delivery failed';
+}

@@ -1,0 +1,120 @@
+// Webhook endpoints API (API.md §7): merchants with their API key, partners with their master key. The
+// signing secret is shown on create and rotate-secret only.
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { notFound } from '../http/errors.ts';
+import { PageSchema, pageMeta, pageOffset, pageRequest } from '../http/pagination.ts';
+import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
+import * as schemas from './schemas.ts';
+import * as webhooks from './service.ts';
+import type { EndpointRow } from './service.ts';
+
+const tags = ['webhooks'];
+const security = [{ apiKey: [] }];
+const routeConfig = { auth: 'merchant_or_partner' as const };
+const WRITE_ERRORS = [...AUTHENTICATED_ERRORS, 400, 413, 415, 422] as const;
+
+function endpointView(endpoint: EndpointRow) {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: endpoint.event_types,
+    description: endpoint.description,
+    status: endpoint.status,
+    created_at: endpoint.created_at.toISOString(),
+    updated_at: endpoint.updated_at.toISOString(),
+  };
+}
+
+function endpointWithSecret(endpoint: EndpointRow) {
+  return { ...endpointView(endpoint), secret: endpoint.secret };
+}
+
+export async function registerWebhookEndpointRoutes(app: App, { config, db, clock }: AppContext): Promise<void> {
+  app.post('/api/v2/webhook-endpoints', {
+    config: routeConfig,
+    schema: {
+      tags, security, summary: 'Register an endpoint that receives signed event webhooks; the secret is shown once',
+      body: schemas.CreateEndpointBody,
+      response: { 201: schemas.EndpointWithSecretSchema, ...errorResponses(...WRITE_ERRORS) },
+    },
+  }, async (request, reply) => {
+    const owner = webhooks.ownerOfPrincipal(request.principal);
+    const endpoint = await db.transaction((tx) => webhooks.createEndpoint(tx, owner, request.body, config.mode, clock.now()));
+    return reply.code(201).send(endpointWithSecret(endpoint));
+  });
+
+  app.get('/api/v2/webhook-endpoints', {
+    config: routeConfig,
+    schema: {
+      tags, security, summary: 'List your webhook endpoints, newest first',
+      querystring: schemas.EndpointListQuery,
+      response: { 200: PageSchema(schemas.EndpointSchema), ...errorResponses(...AUTHENTICATED_ERRORS, 422) },
+    },
+  }, async (request) => {
+    const page = pageRequest(request.query);
+    const { endpoints, total } = await webhooks.listEndpoints(db, webhooks.ownerOfPrincipal(request.principal), {
+      limit: page.perPage, offset: pageOffset(page),
+    });
+    return { data: endpoints.map(endpointView), meta: pageMeta(total, page) };
+  });
+
+  app.get('/api/v2/webhook-endpoints/:id', {
+    config: routeConfig,
+    schema: {
+      tags, security, summary: 'One webhook endpoint (without its secret)',
+      params: schemas.EndpointIdParams,
+      response: { 200: schemas.EndpointSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 404, 422) },
+    },
+  }, async (request) => {
+    const endpoint = await webhooks.getEndpoint(db, webhooks.ownerOfPrincipal(request.principal), request.params.id);
+    if (!endpoint) throw notFound('webhook endpoint');
+    return endpointView(endpoint);
+  });
+
+  app.patch('/api/v2/webhook-endpoints/:id', {
+    config: routeConfig,
+    schema: {
+      tags, security, summary: 'Change the URL, event filter, description or status of an endpoint',
+      params: schemas.EndpointIdParams,
+      body: schemas.UpdateEndpointBody,
+      response: { 200: schemas.EndpointSchema, ...errorResponses(...WRITE_ERRORS, 404) },
+    },
+  }, async (request) => {
+    const owner = webhooks.ownerOfPrincipal(request.principal);
+    const endpoint = await db.transaction((tx) => webhooks.updateEndpoint(tx, owner, request.params.id, request.body, config.mode, clock.now()));
+    if (!endpoint) throw notFound('webhook endpoint');
+    return endpointView(endpoint);
+  });
+
+  app.delete('/api/v2/webhook-endpoints/:id', {
+    config: routeConfig,
+    schema: {
+      tags, security, summary: 'Delete an endpoint; its pending deliveries are dropped',
+      params: schemas.EndpointIdParams,
+      response: { 204: Type.Null(), ...errorResponses(...AUTHENTICATED_ERRORS, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const owner = webhooks.ownerOfPrincipal(request.principal);
+    const deleted = await db.transaction((tx) => webhooks.deleteEndpoint(tx, owner, request.params.id, clock.now()));
+    if (!deleted) throw notFound('webhook endpoint');
+    return reply.code(204).send(null);
+  });
+
+  app.post('/api/v2/webhook-endpoints/:id/rotate-secret', {
+    config: routeConfig,
+    schema: {
+      tags, security,
+      summary: 'Replace the signing secret; for 24 hours deliveries carry signatures with both the new and the previous secret',
+      params: schemas.EndpointIdParams,
+      body: Type.Optional(Type.Object({}, { additionalProperties: false })),
+      response: { 200: schemas.EndpointWithSecretSchema, ...errorResponses(...WRITE_ERRORS, 404) },
+    },
+  }, async (request) => {
+    const owner = webhooks.ownerOfPrincipal(request.principal);
+    const endpoint = await db.transaction((tx) => webhooks.rotateSecret(tx, owner, request.params.id, clock.now()));
+    if (!endpoint) throw notFound('webhook endpoint');
+    return endpointWithSecret(endpoint);
+  });
+}
