@@ -142,7 +142,8 @@ export async function submitRegistration(
     if (config.onboardingActivationFeeCentavos === 0) {
       return { kind: 'completed', intent: await completeWithMerchant(tx, submitted, now) };
     }
-    const minutesLeft = Math.max(1, Math.ceil((submitted.expires_at.getTime() - now.getTime()) / 60_000));
+    // QR expirations reach at most 365 days ahead (API.md §3.1); an intent TTL beyond that is cut there.
+    const minutesLeft = Math.min(365 * 24 * 60, Math.max(1, Math.ceil((submitted.expires_at.getTime() - now.getTime()) / 60_000)));
     const { qr } = await qrs.createQrWithPurpose(tx, { config }, PLATFORM_BUSINESS_CODE, {
       amountCentavos: config.onboardingActivationFeeCentavos,
       modifyAmount: false,

@@ -108,7 +108,7 @@ describe.each(databaseKinds())('onboarding intents API on %s', (kind) => {
     expect((await createIntent(t, partner, { metadata: { ['k'.repeat(40)]: 'ok', v: 'x'.repeat(500) } })).status).toBe(201);
     const longKey = await createIntent(t, partner, { metadata: { ['k'.repeat(41)]: 'x' } });
     expect(longKey.status).toBe(422);
-    expect(longKey.body.errors[0].field).toMatch(/^metadata/);
+    expect(longKey.body.errors).toEqual([{ field: `metadata.${'k'.repeat(41)}`, code: 'too_long', message: 'keys must be at most 40 characters' }]);
     const longValue = await createIntent(t, partner, { metadata: { v: 'x'.repeat(501) } });
     expect(longValue.body.errors[0]).toMatchObject({ field: 'metadata.v', code: 'too_long' });
     const nested = await createIntent(t, partner, { metadata: { o: { a: 1 }, l: [1] } });
