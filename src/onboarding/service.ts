@@ -8,6 +8,7 @@ import * as events from '../events/service.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../http/errors.ts';
 import { runIdempotent, type IdempotentResult } from '../idempotency/service.ts';
 import { randomBase62 } from '../ids.ts';
+import { maskAccountNumber } from '../masking.ts';
 import * as merchants from '../merchants/service.ts';
 import { registerPaymentPurpose, type PurposePayment } from '../qr/purposes.ts';
 import * as qrs from '../qr/service.ts';
@@ -105,6 +106,13 @@ export async function getIntentOfPartner(db: Queryable, partnerId: number, code:
 // ---------------------------------------------------------------------------------------------------
 // The hosted flow
 
+/** Once an intent is closed, its own copy of the payout account number is kept masked only. */
+async function forgetFullAccountNumber(tx: Transaction, intent: IntentRow): Promise<void> {
+  if (intent.payout_account_number !== null) {
+    await store.maskPayoutAccountNumber(tx, intent.code, maskAccountNumber(intent.payout_account_number));
+  }
+}
+
 export async function findIntentByToken(db: Queryable, token: string): Promise<IntentRow | undefined> {
   return /^[0-9A-Za-z]{32}$/.test(token) ? store.findIntentByToken(db, token) : undefined;
 }
@@ -177,6 +185,7 @@ async function completeWithMerchant(tx: Transaction, intent: IntentRow, now: Dat
   }, now);
   const completed = await store.completeIntent(tx, intent.code, merchant.business_code, now);
   if (!completed) throw new ApiError('QR_NOT_PAYABLE', { message: 'This onboarding link is no longer open.' });
+  await forgetFullAccountNumber(tx, completed);
   await events.emit(tx, { kind: 'partner', partnerId: completed.partner_id }, 'onboarding_intent.completed', toIntentView(completed, now), now);
   return completed;
 }
@@ -219,6 +228,7 @@ export async function cancelByToken(db: Database, config: Pick<Config, 'publicBa
       }
       const intent = await store.cancelIntent(tx, token, now);
       if (!intent) throw new IntentNotOpen();
+      await forgetFullAccountNumber(tx, intent);
       await events.emit(tx, { kind: 'partner', partnerId: intent.partner_id }, 'onboarding_intent.cancelled', toIntentView(intent, now), now);
       return intent;
     });
@@ -275,6 +285,7 @@ export async function sweepExpiredIntents(db: Database, now: Date, limit: number
   return db.transaction(async (tx) => {
     const expired = await store.expireDueIntents(tx, now, limit);
     for (const intent of expired) {
+      await forgetFullAccountNumber(tx, intent);
       await events.emit(tx, { kind: 'partner', partnerId: intent.partner_id }, 'onboarding_intent.expired', toIntentView(intent, now), now);
     }
     return expired.length;

@@ -178,3 +178,15 @@ export async function expireDueIntents(tx: Queryable, now: Date, limit: number):
   );
   return rows;
 }
+
+/**
+ * Replaces the intent's copy of the payout account number by its masked form once the flow is over: a
+ * completed intent's merchant keeps the full number in merchant_payout_accounts; a closed intent needs none.
+ */
+export async function maskPayoutAccountNumber(tx: Queryable, code: string, masked: string): Promise<void> {
+  await tx.query(
+    `update onboarding_intents set payout_account_number = $2::text
+      where code = $1::text and status <> 'open' and payout_account_number is not null`,
+    [code, masked],
+  );
+}

@@ -122,6 +122,8 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     const merchant = await t.request('GET', `/admin/v1/merchants/${read.body.business_code}`);
     expect(merchant.body).toMatchObject({ name: 'Café Pérez', city: 'Cochabamba', mcc: '5812', ach_enabled: false, partner_id: partner.partnerId });
     expect(await findPayoutAccount(t.db, read.body.business_code)).toEqual({ bankCode: 1001, accountNumber: '1000-2000-3456', accountHolder: 'Ana Pérez' });
+    // the intent's own copy is masked once the flow is over; the merchant's payout account keeps the full number
+    expect((await onboarding.findIntentByToken(t.db, tokenOf(intent)))!.payout_account_number).toBe('**********3456');
     for (const again of [await browser.get('/done'), await browser.get(), await browser.post('', VALID_FORM), await browser.post('/cancel')]) {
       expect(again.status).toBe(410);
       expect(again.text).toContain('already used');
@@ -226,6 +228,7 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
     const qr = (await qrs.findQrById(t.db, stored.activation_qr_id!))!.qr;
     expect(qr.status).toBe('CANCELED');
+    expect(stored.payout_account_number).toBe('**********3456');
     await expect(onboarding.simulateActivationPayment(t.db, t.config, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
     expect((await browser.post('/simulate-payment')).status).toBe(410);
   });
