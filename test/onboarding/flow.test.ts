@@ -249,6 +249,8 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     await expect(onboarding.simulateActivationPayment(t.db, t.config, stored, new Date(stored.expires_at.getTime() + 1))).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
     expect(await platformAvailable()).toBe(platformBefore);
     expect((await readIntent(intent.code)).body).toMatchObject({ status: 'expired', business_code: null });
+    await onboarding.sweepExpiredIntents(t.db, t.clock.now(), 1000);
+    expect((await onboarding.findIntentByToken(t.db, tokenOf(intent)))!).toMatchObject({ status: 'expired', payout_account_number: '**********3456' });
   });
 
   it('in live mode there is no simulate control and no simulate endpoint', async () => {
