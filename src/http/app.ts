@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { registerLedgerRoutes } from '../ledger/routes.ts';
 import { registerAdminRoutes } from '../merchants/admin-routes.ts';
+import { registerOnboardingRoutes } from '../onboarding/routes.ts';
 import { registerQrRoutes } from '../qr/routes.ts';
 import { registerTransferRoutes } from '../transfers/routes.ts';
 import { registerEventRoutes } from '../webhooks/events-routes.ts';
@@ -188,6 +189,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   await app.register(async (scope) => registerLedgerRoutes(scope as unknown as App, context));
   await app.register(async (scope) => registerQrRoutes(scope as unknown as App, context));
   await app.register(async (scope) => registerTransferRoutes(scope as unknown as App, context));
+  await app.register(async (scope) => registerOnboardingRoutes(scope as unknown as App, context));
   await app.register(async (scope) => registerWebhookEndpointRoutes(scope as unknown as App, context));
   await app.register(async (scope) => registerEventRoutes(scope as unknown as App, context));
   for (const plugin of options.plugins ?? []) await app.register(plugin, context);

@@ -125,6 +125,10 @@ export function fieldErrorsFromAjv(errors: ErrorObject[]): FieldError[] {
 
 function toFieldError(error: ErrorObject): FieldError | null {
   const path = error.instancePath.split('/').filter(Boolean).map(unescapePointer);
+  // An error of a key itself (propertyNames: a metadata key too long) names the key, like a value's error would.
+  if (error.propertyName !== undefined && error.keyword === 'maxLength') {
+    return { field: [...path, error.propertyName].join('.'), code: 'too_long', message: `keys must be at most ${(error.params as { limit: number }).limit} characters` };
+  }
   const at = (extra?: string) => [...path, ...(extra === undefined ? [] : [extra])].join('.') || '(body)';
   const params = error.params as Record<string, unknown>;
   const field = (code: FieldErrorCode, message: string, extra?: string): FieldError => ({ field: at(extra), code, message });

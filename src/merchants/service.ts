@@ -45,6 +45,12 @@ export interface CreatedMerchant {
 
 /** Creates a merchant with its zero balance and first API key. Throws 404 for an unknown partner. */
 export async function createMerchant(tx: Transaction, request: NewMerchant, mode: Mode, now: Date): Promise<CreatedMerchant> {
+  const merchant = await insertMerchantWithBalance(tx, request, now);
+  const { apiKey, keyPrefix } = await createMerchantApiKey(tx, merchant.business_code, mode, now);
+  return { merchant, apiKey, keyPrefix };
+}
+
+async function insertMerchantWithBalance(tx: Transaction, request: NewMerchant, now: Date): Promise<MerchantRow> {
   const partnerId = request.partnerId ?? null;
   if (partnerId !== null && !(await store.findPartner(tx, partnerId))) throw notFound('partner');
   const merchant = await store.insertMerchant(tx, {
@@ -55,8 +61,40 @@ export async function createMerchant(tx: Transaction, request: NewMerchant, mode
     partnerId,
   }, now);
   await ledger.openBalance(tx, merchant.business_code, now);
-  const { apiKey, keyPrefix } = await createMerchantApiKey(tx, merchant.business_code, mode, now);
-  return { merchant, apiKey, keyPrefix };
+  return merchant;
+}
+
+export interface MerchantProfile {
+  legalName: string;
+  taxId: string;
+  email: string;
+  phone: string;
+}
+
+export interface PayoutAccount {
+  bankCode: number;
+  /** Full number: stored only, shown masked. */
+  accountNumber: string;
+  accountHolder: string;
+}
+
+/**
+ * Creates a self-registered merchant (onboarding): merchant, zero balance, profile and payout account, but
+ * no API key — the onboarding done page creates the first key when the merchant's browser comes back.
+ */
+export async function createRegisteredMerchant(
+  tx: Transaction,
+  request: NewMerchant & { profile: MerchantProfile; payoutAccount: PayoutAccount },
+  now: Date,
+): Promise<MerchantRow> {
+  const merchant = await insertMerchantWithBalance(tx, request, now);
+  await store.insertMerchantProfile(tx, merchant.business_code, request.profile, now);
+  await store.insertPayoutAccount(tx, merchant.business_code, request.payoutAccount, now);
+  return merchant;
+}
+
+export async function findPayoutAccount(db: Queryable, businessCode: number): Promise<PayoutAccount | undefined> {
+  return store.findPayoutAccount(db, businessCode);
 }
 
 export async function getMerchant(db: Queryable, businessCode: number): Promise<MerchantRow> {

@@ -184,3 +184,41 @@ export async function countOrdinaryMerchantsAndPartners(tx: Queryable): Promise<
   );
   return Number(rows[0]!.total);
 }
+
+export async function insertMerchantProfile(
+  tx: Queryable,
+  businessCode: number,
+  profile: { legalName: string; taxId: string; email: string; phone: string },
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    `insert into merchant_profiles (business_code, legal_name, tax_id, email, phone, created_at)
+     values ($1::bigint, $2::text, $3::text, $4::text, $5::text, $6::timestamptz)`,
+    [businessCode, profile.legalName, profile.taxId, profile.email, profile.phone, now],
+  );
+}
+
+export async function insertPayoutAccount(
+  tx: Queryable,
+  businessCode: number,
+  account: { bankCode: number; accountNumber: string; accountHolder: string },
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    `insert into merchant_payout_accounts (business_code, bank_code, account_number, account_holder, created_at)
+     values ($1::bigint, $2::bigint, $3::text, $4::text, $5::timestamptz)`,
+    [businessCode, account.bankCode, account.accountNumber, account.accountHolder, now],
+  );
+}
+
+export async function findPayoutAccount(
+  tx: Queryable,
+  businessCode: number,
+): Promise<{ bankCode: number; accountNumber: string; accountHolder: string } | undefined> {
+  const { rows } = await tx.query<{ bankCode: number; accountNumber: string; accountHolder: string }>(
+    `select bank_code as "bankCode", account_number as "accountNumber", account_holder as "accountHolder"
+       from merchant_payout_accounts where business_code = $1::bigint`,
+    [businessCode],
+  );
+  return rows[0];
+}

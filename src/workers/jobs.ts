@@ -2,6 +2,7 @@
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
+import { sweepExpiredIntents } from '../onboarding/service.ts';
 import { sweepExpiredQrs } from '../qr/service.ts';
 import { advanceOneDueTransfer, transferRailFor } from '../transfers/service.ts';
 import { Dispatcher } from '../webhooks/dispatcher.ts';
@@ -31,9 +32,6 @@ export function backgroundJobs({ config, db, clock }: AppContext, options: Backg
       // Batches of 1,000 keep each delete short; a full batch means more may be waiting.
       runOnce: async () => (await purgeExpiredOutcomes(db, clock.now(), 1000)) === 1000,
     },
-    // Woken by every committed emit (EVENTS_CHANNEL); wakes this process's dispatcher directly after its commit.
-    new Fanout({ db, clock, metrics, onDeliveriesCreated: () => dispatcher.wake() }).job(),
-    dispatcher.job(),
     {
       // Records expired QRs as CANCELED with their simple_qr.canceled event. Reads never wait for it (the
       // effective status applies expiry at once), so a few seconds of delay only delay the webhook.
@@ -41,6 +39,16 @@ export function backgroundJobs({ config, db, clock }: AppContext, options: Backg
       intervalMs: 5_000,
       runOnce: async () => (await sweepExpiredQrs(db, config, clock.now(), 500)) === 500,
     },
+    {
+      // Records expired onboarding intents with their onboarding_intent.expired event for the partner. Reads
+      // and the hosted flow apply expiry at once; the sweep only delays the webhook by a few seconds.
+      name: 'onboarding-expiry-sweep',
+      intervalMs: 5_000,
+      runOnce: async () => (await sweepExpiredIntents(db, clock.now(), 500)) === 500,
+    },
+    // Woken by every committed emit (EVENTS_CHANNEL); wakes this process's dispatcher directly after its commit.
+    new Fanout({ db, clock, metrics, onDeliveriesCreated: () => dispatcher.wake() }).job(),
+    dispatcher.job(),
   ];
   const rail = transferRailFor(config);
   if (rail && config.sandboxSettlementMs) {

@@ -1,0 +1,192 @@
+// Routes of the hosted onboarding flow (API.md §5.3), no API key: the token in the URL finds the intent,
+// the flow cookie carries the CSRF secret and binds the submitting browser. Every URL of a closed intent
+// answers 410; an unknown token 404. Post/redirect/get after every successful POST.
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import type { App } from '../../http/app.ts';
+import { ApiError } from '../../http/errors.ts';
+import { newNonce, pageHeaders } from '../../qr/pages/html.ts';
+import { configuredBanks } from '../../transfers/banks.ts';
+import * as onboarding from '../service.ts';
+import type { IntentRow } from '../store.ts';
+import { csrfTokenOf, flowCookieHeader, flowSecretOf, isValidCsrfToken, newFlowSecret } from './flow-cookie.ts';
+import { checkRegistration, emptyForm, readForm, type FormErrors, type FormValues } from './registration-form.ts';
+import {
+  renderCancelledPage, renderCookieProblemPage, renderDonePage, renderFormPage, renderGonePage, renderNotFoundPage,
+  renderPaymentPage, type GoneReason,
+} from './views.ts';
+
+const TokenParams = Type.Object({ token: Type.String() });
+const FORM_BODY_LIMIT = 8 * 1024;
+const GONE_REASON: Record<'expired' | 'cancelled' | 'completed', GoneReason> = { expired: 'expired', cancelled: 'cancelled', completed: 'used' };
+
+export async function registerOnboardingPages(app: App, context: AppContext): Promise<void> {
+  const { config, db, clock } = context;
+  const sandbox = config.mode === 'sandbox';
+  const banks = configuredBanks(config);
+  const secureCookie = config.publicBaseUrl.startsWith('https:');
+
+  // Form posts only here (the API takes JSON only); a null-prototype object never grows prototype keys.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, text, done) => {
+    const fields: Record<string, string> = Object.create(null);
+    for (const [key, value] of new URLSearchParams(text as string)) fields[key] = value;
+    done(null, fields);
+  });
+
+  /** The pay page's security headers; form-action also allows the cancel_url's origin (the cancel POST redirects there). */
+  const headersFor = (nonce: string, intent: IntentRow | null) => {
+    const headers = pageHeaders(nonce);
+    const cancelOrigin = intent?.cancel_url ? new URL(intent.cancel_url).origin : null;
+    if (cancelOrigin && cancelOrigin !== 'null') {
+      headers['content-security-policy'] = headers['content-security-policy']!.replace("form-action 'self'", `form-action 'self' ${cancelOrigin}`);
+    }
+    return headers;
+  };
+  const sendPage = (reply: FastifyReply, status: number, intent: IntentRow | null, render: (nonce: string) => string) => {
+    const nonce = newNonce();
+    return reply.code(status).headers(headersFor(nonce, intent)).send(render(nonce));
+  };
+  const notFoundPage = (reply: FastifyReply) => sendPage(reply, 404, null, renderNotFoundPage);
+  const gonePage = (reply: FastifyReply, intent: IntentRow, status: 'expired' | 'cancelled' | 'completed') =>
+    sendPage(reply, 410, null, (nonce) => renderGonePage(nonce, GONE_REASON[status]));
+
+  /** The intent of the URL while it is open; otherwise the 404 / 410 page has been sent and null comes back. */
+  const openIntent = async (reply: FastifyReply, token: string, now: Date): Promise<IntentRow | null> => {
+    const intent = await onboarding.findIntentByToken(db, token);
+    if (!intent) {
+      await notFoundPage(reply);
+      return null;
+    }
+    const status = onboarding.effectiveStatus(intent, now);
+    if (status !== 'open') {
+      await gonePage(reply, intent, status);
+      return null;
+    }
+    return intent;
+  };
+
+  /** The browser's flow secret, or a new one set as the flow cookie. */
+  const ensureFlowSecret = (request: FastifyRequest, reply: FastifyReply, intent: IntentRow, now: Date): string => {
+    const existing = flowSecretOf(request.headers.cookie);
+    if (existing) return existing;
+    const secret = newFlowSecret();
+    reply.header('set-cookie', flowCookieHeader(secret, intent.token, intent.expires_at, now, secureCookie));
+    return secret;
+  };
+
+  /** The checked flow secret of a POST, or null after sending the 403 page (missing cookie or wrong CSRF field). */
+  const checkedSecret = async (request: FastifyRequest, reply: FastifyReply, intent: IntentRow): Promise<string | null> => {
+    const secret = flowSecretOf(request.headers.cookie);
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    if (isValidCsrfToken(secret, intent.token, body.csrf_token)) return secret;
+    await sendPage(reply, 403, intent, (nonce) => renderCookieProblemPage(nonce, intent.token));
+    return null;
+  };
+
+  const showForm = (reply: FastifyReply, status: number, intent: IntentRow, secret: string, values: FormValues, errors: FormErrors) =>
+    sendPage(reply, status, intent, (nonce) => renderFormPage({
+      nonce, intent, token: intent.token, csrf: csrfTokenOf(secret, intent.token), values, errors, banks,
+      feeCentavos: config.onboardingActivationFeeCentavos, zone: config.serviceTimeZone,
+    }));
+
+  const showPayment = async (reply: FastifyReply, status: number, intent: IntentRow, secret: string, error?: string) => {
+    const qr = await onboarding.findActivationQr(db, intent);
+    const bankName = banks.find((bank) => bank.bankCode === intent.payout_bank_code)?.name ?? String(intent.payout_bank_code);
+    return sendPage(reply, status, intent, (nonce) => renderPaymentPage({
+      nonce, intent, token: intent.token, csrf: csrfTokenOf(secret, intent.token), qrImage: qr?.qr.qr_image ?? null,
+      feeCentavos: qr?.qr.amount_centavos ?? config.onboardingActivationFeeCentavos, bankName, sandbox, zone: config.serviceTimeZone, error,
+    }));
+  };
+
+  const hidden = { tags: ['hosted pages'], params: TokenParams, hide: true };
+
+  app.get('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: the current step (HTML)' } }, async (request, reply) => {
+    const now = clock.now();
+    const intent = await openIntent(reply, request.params.token, now);
+    if (!intent) return reply;
+    const secret = ensureFlowSecret(request, reply, intent, now);
+    if (intent.submitted_at === null) return showForm(reply, 200, intent, secret, emptyForm(), {});
+    return showPayment(reply, 200, intent, secret);
+  });
+
+  app.post('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: submit the registration form' } }, async (request, reply) => {
+    const now = clock.now();
+    const intent = await openIntent(reply, request.params.token, now);
+    if (!intent) return reply;
+    const secret = await checkedSecret(request, reply, intent);
+    if (!secret) return reply;
+    if (intent.submitted_at !== null) return reply.code(303).header('location', `/onboarding/${intent.token}`).send();
+    const values = readForm((request.body ?? {}) as Record<string, unknown>);
+    const checked = checkRegistration(values, banks);
+    if ('errors' in checked) return showForm(reply, 422, intent, secret, values, checked.errors);
+    const outcome = await onboarding.submitRegistration(db, config, intent.token, checked.registration, secret, now);
+    // A double submit lands here too: the loser follows the winner to the next step.
+    const next = outcome.intent.status === 'completed' ? `/onboarding/${intent.token}/done` : `/onboarding/${intent.token}`;
+    return reply.code(303).header('location', next).send();
+  });
+
+  app.post('/onboarding/:token/cancel', { schema: { ...hidden, summary: 'Hosted onboarding: cancel' } }, async (request, reply) => {
+    const now = clock.now();
+    const intent = await openIntent(reply, request.params.token, now);
+    if (!intent) return reply;
+    if (!(await checkedSecret(request, reply, intent))) return reply;
+    const cancelled = await onboarding.cancelByToken(db, config, intent.token, now);
+    if (!cancelled) {
+      const current = (await onboarding.findIntentByToken(db, intent.token))!;
+      return gonePage(reply, current, onboarding.effectiveStatus(current, clock.now()) as 'expired' | 'cancelled' | 'completed');
+    }
+    if (cancelled.cancel_url) return reply.code(303).header('location', cancelled.cancel_url).send();
+    return sendPage(reply, 200, null, renderCancelledPage);
+  });
+
+  app.get('/onboarding/:token/done', { schema: { ...hidden, summary: 'Hosted onboarding: the first API key, once' } }, async (request, reply) => {
+    const now = clock.now();
+    const intent = await onboarding.findIntentByToken(db, request.params.token);
+    if (!intent) return notFoundPage(reply);
+    const status = onboarding.effectiveStatus(intent, now);
+    if (status === 'open') return reply.code(303).header('location', `/onboarding/${intent.token}`).send(); // not paid yet
+    if (status !== 'completed') return gonePage(reply, intent, status);
+    const issued = await onboarding.issueFirstApiKey(db, config, intent.token, flowSecretOf(request.headers.cookie), now);
+    if (!issued) return gonePage(reply, intent, 'completed');
+    let successLink: string | null = null;
+    if (issued.intent.success_url) {
+      const url = new URL(issued.intent.success_url);
+      url.searchParams.set('code', issued.intent.code);
+      successLink = url.toString();
+    }
+    return sendPage(reply, 200, null, (nonce) => renderDonePage({
+      nonce, merchantName: issued.intent.trade_name!, businessCode: issued.intent.business_code!, apiKey: issued.apiKey,
+      successLink, withPayment: issued.intent.activation_qr_id !== null,
+    }));
+  });
+
+  app.get('/onboarding/:token/status', { schema: { ...hidden, summary: 'Hosted onboarding: status for the payment step (JSON)' } }, async (request, reply) => {
+    const intent = await onboarding.findIntentByToken(db, request.params.token);
+    if (!intent) return reply.code(404).header('cache-control', 'no-store').send({ status: 'not_found' });
+    const status = onboarding.effectiveStatus(intent, clock.now());
+    return reply.code(status === 'open' ? 200 : 410).header('cache-control', 'no-store').send({ status });
+  });
+
+  if (!sandbox) return; // live mode: payments come from payers' banks only
+
+  app.post('/onboarding/:token/simulate-payment', { schema: { ...hidden, summary: 'Sandbox: pay the activation fee' } }, async (request, reply) => {
+    const now = clock.now();
+    const intent = await openIntent(reply, request.params.token, now);
+    if (!intent) return reply;
+    const secret = await checkedSecret(request, reply, intent);
+    if (!secret) return reply;
+    if (intent.submitted_at === null) return reply.code(303).header('location', `/onboarding/${intent.token}`).send();
+    try {
+      await onboarding.simulateActivationPayment(db, config, intent, now);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'QR_NOT_PAYABLE') throw error;
+      const current = (await onboarding.findIntentByToken(db, intent.token))!;
+      const status = onboarding.effectiveStatus(current, clock.now());
+      if (status === 'completed') return reply.code(303).header('location', `/onboarding/${intent.token}/done`).send();
+      if (status !== 'open') return gonePage(reply, current, status);
+      return showPayment(reply, 409, current, secret, 'The payment was not accepted. Please try again.');
+    }
+    return reply.code(303).header('location', `/onboarding/${intent.token}/done`).send();
+  });
+}

@@ -1,0 +1,47 @@
+// Onboarding intent routes of the partner API (API.md §5.1–5.2) and the hosted flow's pages. HTTP only:
+// schema in, one service call, schema out.
+import type { AppContext } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { partnerOf } from '../http/auth.ts';
+import { sendIdempotentResult } from '../http/idempotent-reply.ts';
+import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
+import { registerOnboardingPages } from './pages/routes.ts';
+import { CreatedIntentSchema, CreateIntentBody, IntentCodeParams, IntentSchema } from './schemas.ts';
+import * as onboarding from './service.ts';
+
+export async function registerOnboardingRoutes(app: App, context: AppContext): Promise<void> {
+  const { config, db, clock } = context;
+  // The hosted flow lives in its own scope: it alone accepts form posts.
+  await app.register(async (scope) => registerOnboardingPages(scope as unknown as App, context));
+
+  const tags = ['onboarding'];
+  const security = [{ apiKey: [] }];
+
+  app.post('/api/v2/onboarding/intent', {
+    config: { auth: 'partner', idempotency: 'required' },
+    schema: {
+      tags, security,
+      summary: 'Create an onboarding intent (partner master key; Idempotency-Key required)',
+      body: CreateIntentBody,
+      response: { 201: CreatedIntentSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 400, 409, 413, 415, 422) },
+    },
+  }, async (request, reply) => {
+    const partnerId = partnerOf(request.principal);
+    const result = await onboarding.createIntent(db, config, partnerId, request.body, request.idempotencyKey!, clock.now());
+    return sendIdempotentResult(reply, result);
+  });
+
+  app.get('/api/v2/onboarding/intent/:code', {
+    config: { auth: 'partner' },
+    schema: {
+      tags, security,
+      summary: 'Read an onboarding intent of this partner (no url)',
+      params: IntentCodeParams,
+      response: { 200: IntentSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 404, 422) },
+    },
+  }, async (request) => {
+    const partnerId = partnerOf(request.principal);
+    const now = clock.now();
+    return onboarding.toIntentView(await onboarding.getIntentOfPartner(db, partnerId, request.params.code), now);
+  });
+}

@@ -1,0 +1,63 @@
+// Schemas of the onboarding intent routes (API.md §5.1–5.2): validation, OpenAPI and types from one definition.
+import { Type, type Static } from '@sinclair/typebox';
+import { StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+
+export const INTENT_STATUSES = ['open', 'completed', 'cancelled', 'expired'] as const;
+
+export const METADATA_MAX_KEYS = 50;
+export const METADATA_MAX_KEY_LENGTH = 40;
+export const METADATA_MAX_STRING_LENGTH = 500;
+export const REDIRECT_URL_MAX_LENGTH = 2048;
+
+const RedirectUrl = (description: string) => Type.String({
+  maxLength: REDIRECT_URL_MAX_LENGTH,
+  // the service also parses it (service.ts checkRedirectUrl): a host is required
+  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$',
+  'x-format-hint': 'must be an absolute http or https URL',
+  description,
+  example: 'https://partner.example/onboarding/done',
+});
+
+const MetadataValue = Type.Unsafe<string | number | boolean | null>({
+  type: ['string', 'number', 'boolean', 'null'],
+  maxLength: METADATA_MAX_STRING_LENGTH,
+  description: `A string of at most ${METADATA_MAX_STRING_LENGTH} characters, a number, a boolean or null`,
+});
+
+export const MetadataSchema = Type.Record(Type.String(), MetadataValue, {
+  maxProperties: METADATA_MAX_KEYS,
+  propertyNames: { maxLength: METADATA_MAX_KEY_LENGTH },
+  description: `Up to ${METADATA_MAX_KEYS} keys of at most ${METADATA_MAX_KEY_LENGTH} characters; returned unchanged in the query and in every onboarding_intent.* webhook`,
+  example: { partner_customer_id: 'cus_881', plan: 'pro' },
+});
+
+export const CreateIntentBody = StrictObject({
+  success_url: Type.Optional(RedirectUrl('Where the merchant goes after activation; gets ?code=<intent code>')),
+  cancel_url: Type.Optional(RedirectUrl('Where the merchant goes after choosing Cancel')),
+  metadata: Type.Optional(MetadataSchema),
+});
+export type CreateIntentBody = Static<typeof CreateIntentBody>;
+
+export const CreatedIntentSchema = Type.Object({
+  code: Type.String({ example: 'onb_3fA9kQ2xLm8PzR4tVw7yBc' }),
+  url: Type.String({ description: 'The hosted registration flow: redirect the merchant there now; do not store it', example: 'https://pay.example.com/onboarding/…' }),
+  expires_at: Timestamp(),
+});
+
+const NullableTimestamp = () => Type.Union([Timestamp(), Type.Null()]);
+
+export const IntentSchema = Type.Object({
+  code: Type.String(),
+  status: StringEnum(INTENT_STATUSES, { description: 'open, completed, cancelled or expired (past expires_at reads expired at once)' }),
+  expires_at: Timestamp(),
+  created_at: Timestamp(),
+  completed_at: NullableTimestamp(),
+  cancelled_at: NullableTimestamp(),
+  business_code: Type.Union([Type.Integer(), Type.Null()], { description: 'The new merchant; null until completed' }),
+  metadata: MetadataSchema,
+  success_url: Type.Union([Type.String(), Type.Null()]),
+  cancel_url: Type.Union([Type.String(), Type.Null()]),
+});
+export type IntentView = Static<typeof IntentSchema>;
+
+export const IntentCodeParams = Type.Object({ code: Type.String({ maxLength: 64 }) });

@@ -1,0 +1,293 @@
+// The rules of onboarding intents (API.md §5): creation (idempotent), the effective status every read uses,
+// the registration the hosted flow submits, completion — in the activation payment's transaction through
+// the QR purpose hook, or at submission when the fee is 0 — cancel, expiry, and the partner's events.
+import { createHash } from 'node:crypto';
+import type { Config } from '../config.ts';
+import type { Database, Queryable, Transaction } from '../db/database.ts';
+import * as events from '../events/service.ts';
+import { ApiError, notFound, validationError, type FieldError } from '../http/errors.ts';
+import { runIdempotent, type IdempotentResult } from '../idempotency/service.ts';
+import { randomBase62 } from '../ids.ts';
+import { maskAccountNumber } from '../masking.ts';
+import * as merchants from '../merchants/service.ts';
+import { registerPaymentPurpose, type PurposePayment } from '../qr/purposes.ts';
+import * as qrs from '../qr/service.ts';
+import type { CreateIntentBody, IntentView } from './schemas.ts';
+import * as store from './store.ts';
+import type { IntentRow, IntentStatus, Metadata, Registration } from './store.ts';
+
+export type { IntentRow, IntentStatus, Metadata, Registration } from './store.ts';
+
+export const CREATE_INTENT_ROUTE = 'POST /api/v2/onboarding/intent';
+/** The QR purpose of activation fees: its handler completes the intent inside the payment's transaction. */
+export const ACTIVATION_PURPOSE = 'onboarding_activation';
+/** The platform's own merchant account (migration 001): it owns activation-fee QRs and collects the fees. */
+export const PLATFORM_BUSINESS_CODE = 1000;
+
+// ---------------------------------------------------------------------------------------------------
+// Effective status and views
+
+/** An open intent whose expires_at has come reads expired at once, before any sweep (API.md §5.2). */
+export function effectiveStatus(intent: IntentRow, now: Date): IntentStatus {
+  if (intent.status === 'open' && intent.expires_at.getTime() <= now.getTime()) return 'expired';
+  return intent.status;
+}
+
+/** The intent as §5.2 returns it (no url), which is also the data of every onboarding_intent.* event. */
+export function toIntentView(intent: IntentRow, now: Date): IntentView {
+  return {
+    code: intent.code,
+    status: effectiveStatus(intent, now),
+    expires_at: intent.expires_at.toISOString(),
+    created_at: intent.created_at.toISOString(),
+    completed_at: intent.completed_at?.toISOString() ?? null,
+    cancelled_at: intent.cancelled_at?.toISOString() ?? null,
+    business_code: intent.business_code,
+    metadata: intent.metadata,
+    success_url: intent.success_url,
+    cancel_url: intent.cancel_url,
+  };
+}
+
+export function flowUrlOf(config: Pick<Config, 'publicBaseUrl'>, token: string): string {
+  return `${config.publicBaseUrl.replace(/\/+$/, '')}/onboarding/${token}`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Create and read (partner API)
+
+/** What the schema cannot say about a redirect URL: it must parse, with a host. */
+function checkRedirectUrl(field: string, value: string | undefined, errors: FieldError[]): void {
+  if (value === undefined) return;
+  try {
+    const url = new URL(value);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '') return;
+  } catch {
+    // reported below
+  }
+  errors.push({ field, code: 'invalid_format', message: 'must be an absolute http or https URL' });
+}
+
+export async function createIntent(
+  db: Database,
+  config: Pick<Config, 'publicBaseUrl' | 'onboardingIntentTtlMs'>,
+  partnerId: number,
+  body: CreateIntentBody,
+  idempotencyKey: string,
+  now: Date,
+): Promise<IdempotentResult> {
+  const errors: FieldError[] = [];
+  checkRedirectUrl('success_url', body.success_url, errors);
+  checkRedirectUrl('cancel_url', body.cancel_url, errors);
+  if (errors.length > 0) throw validationError(errors);
+  const request = { success_url: body.success_url ?? null, cancel_url: body.cancel_url ?? null, metadata: body.metadata ?? {} };
+  // Replays return the stored body (same code, url and expires_at), also after the intent expired.
+  return runIdempotent(db, { caller: `partner:${partnerId}`, route: CREATE_INTENT_ROUTE, key: idempotencyKey }, request, now, async (tx) => {
+    const token = randomBase62(32);
+    const intent = await store.insertIntent(tx, {
+      code: `onb_${randomBase62(22)}`,
+      partnerId,
+      token,
+      successUrl: request.success_url,
+      cancelUrl: request.cancel_url,
+      metadata: request.metadata as Metadata,
+      expiresAt: new Date(now.getTime() + config.onboardingIntentTtlMs),
+    }, now);
+    return { statusCode: 201, body: { code: intent.code, url: flowUrlOf(config, token), expires_at: intent.expires_at.toISOString() } };
+  });
+}
+
+export async function getIntentOfPartner(db: Queryable, partnerId: number, code: string): Promise<IntentRow> {
+  const intent = /^onb_[0-9A-Za-z]{22}$/.test(code) ? await store.findIntentOfPartner(db, partnerId, code) : undefined;
+  if (!intent) throw notFound('onboarding intent');
+  return intent;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The hosted flow
+
+/** Once an intent is closed, its own copy of the payout account number is kept masked only. */
+async function forgetFullAccountNumber(tx: Transaction, intent: IntentRow): Promise<void> {
+  if (intent.payout_account_number !== null) {
+    await store.maskPayoutAccountNumber(tx, intent.code, maskAccountNumber(intent.payout_account_number));
+  }
+}
+
+export async function findIntentByToken(db: Queryable, token: string): Promise<IntentRow | undefined> {
+  return /^[0-9A-Za-z]{32}$/.test(token) ? store.findIntentByToken(db, token) : undefined;
+}
+
+/** SHA-256 of the flow cookie: what the intent keeps to recognise the submitting browser. */
+export function browserBindingHash(flowSecret: string): string {
+  return createHash('sha256').update(`onboarding-flow\n${flowSecret}`).digest('hex');
+}
+
+export type SubmitOutcome =
+  | { kind: 'awaiting_payment'; intent: IntentRow }
+  | { kind: 'completed'; intent: IntentRow }
+  /** The form was submitted already (a double submit) or the intent closed meanwhile. */
+  | { kind: 'not_open'; intent: IntentRow };
+
+/**
+ * Stores the registration (once: a guarded update) and then either creates the activation-fee QR, or —
+ * with a fee of 0 — creates the merchant and completes the intent in the same transaction.
+ */
+export async function submitRegistration(
+  db: Database,
+  config: Pick<Config, 'publicBaseUrl' | 'serviceTimeZone' | 'onboardingActivationFeeCentavos'>,
+  token: string,
+  registration: Registration,
+  flowSecret: string,
+  now: Date,
+): Promise<SubmitOutcome> {
+  return db.transaction(async (tx): Promise<SubmitOutcome> => {
+    const submitted = await store.submitRegistration(tx, token, registration, browserBindingHash(flowSecret), now);
+    if (!submitted) {
+      const current = await store.findIntentByToken(tx, token);
+      if (!current) throw notFound('onboarding intent');
+      return { kind: 'not_open', intent: current };
+    }
+    if (config.onboardingActivationFeeCentavos === 0) {
+      return { kind: 'completed', intent: await completeWithMerchant(tx, submitted, now) };
+    }
+    // QR expirations reach at most 365 days ahead (API.md §3.1); an intent TTL beyond that is cut there.
+    const minutesLeft = Math.min(365 * 24 * 60, Math.max(1, Math.ceil((submitted.expires_at.getTime() - now.getTime()) / 60_000)));
+    const { qr } = await qrs.createQrWithPurpose(tx, { config }, PLATFORM_BUSINESS_CODE, {
+      amountCentavos: config.onboardingActivationFeeCentavos,
+      modifyAmount: false,
+      isMultiUse: false,
+      description: `Activation fee — ${registration.tradeName}`.slice(0, 140),
+      // the QR lapses with the intent (rounded up to the minute); the purpose handler refuses a late payment anyway
+      qrExpiration: `+${minutesLeft}m`,
+    }, ACTIVATION_PURPOSE, now);
+    await store.setActivationQr(tx, submitted.code, qr.id);
+    return { kind: 'awaiting_payment', intent: { ...submitted, activation_qr_id: qr.id } };
+  });
+}
+
+/**
+ * Creates the merchant of a submitted intent and completes the intent, with its event, inside `tx`. The
+ * guarded transition decides: a second completer finds the intent no longer open and rolls back.
+ */
+async function completeWithMerchant(tx: Transaction, intent: IntentRow, now: Date): Promise<IntentRow> {
+  const merchant = await merchants.createRegisteredMerchant(tx, {
+    name: intent.trade_name!,
+    city: intent.city!,
+    mcc: intent.mcc ?? undefined,
+    achEnabled: false,
+    partnerId: intent.partner_id,
+    profile: { legalName: intent.legal_name!, taxId: intent.tax_id!, email: intent.email!, phone: intent.phone! },
+    payoutAccount: {
+      bankCode: intent.payout_bank_code!,
+      accountNumber: intent.payout_account_number!,
+      accountHolder: intent.payout_account_holder!,
+    },
+  }, now);
+  const completed = await store.completeIntent(tx, intent.code, merchant.business_code, now);
+  if (!completed) throw new ApiError('QR_NOT_PAYABLE', { message: 'This onboarding link is no longer open.' });
+  await forgetFullAccountNumber(tx, completed);
+  await events.emit(tx, { kind: 'partner', partnerId: completed.partner_id }, 'onboarding_intent.completed', toIntentView(completed, now), now);
+  return completed;
+}
+
+/**
+ * The activation fee's purpose handler, inside the payment's transaction: the intent must still be open
+ * (not expired, not cancelled, not completed), else the payment is refused and no money moves.
+ */
+async function completeByActivationPayment(tx: Transaction, paid: PurposePayment): Promise<void> {
+  const intent = await store.lockOpenIntentOfActivationQr(tx, paid.qr.id, paid.now);
+  if (!intent) throw new ApiError('QR_NOT_PAYABLE', { message: 'This onboarding link has expired, was cancelled or is already used.' });
+  await completeWithMerchant(tx, intent, paid.now);
+}
+
+registerPaymentPurpose(ACTIVATION_PURPOSE, completeByActivationPayment);
+
+/** Thrown inside the cancel transaction to undo the QR's cancel when the intent turned out closed. */
+class IntentNotOpen extends Error {}
+
+/**
+ * Cancel from any step: open → cancelled with its event; the activation QR, if any, is canceled too. Locks
+ * in the order a payment takes them — the QR row first, then the intent — so a payment racing a cancel
+ * waits for it instead of deadlocking; whichever commits first wins and the other changes nothing.
+ */
+export async function cancelByToken(db: Database, config: Pick<Config, 'publicBaseUrl'>, token: string, now: Date): Promise<IntentRow | undefined> {
+  let cancelled: IntentRow;
+  try {
+    cancelled = await db.transaction(async (tx) => {
+      const current = await store.findIntentByToken(tx, token);
+      if (!current) throw new IntentNotOpen();
+      if (current.activation_qr_id) {
+        await tx.query('savepoint cancel_activation_qr');
+        try {
+          await qrs.cancelQr(tx, config, PLATFORM_BUSINESS_CODE, current.activation_qr_id, now);
+        } catch (error) {
+          // Already paid or lapsed: the guarded intent update below decides.
+          if (!(error instanceof ApiError)) throw error;
+          await tx.query('rollback to savepoint cancel_activation_qr');
+        }
+      }
+      const intent = await store.cancelIntent(tx, token, now);
+      if (!intent) throw new IntentNotOpen();
+      await forgetFullAccountNumber(tx, intent);
+      await events.emit(tx, { kind: 'partner', partnerId: intent.partner_id }, 'onboarding_intent.cancelled', toIntentView(intent, now), now);
+      return intent;
+    });
+  } catch (error) {
+    if (error instanceof IntentNotOpen) return undefined;
+    throw error;
+  }
+  if (cancelled.activation_qr_id) qrs.announceLocalQrChange(cancelled.activation_qr_id);
+  return cancelled;
+}
+
+/**
+ * The done page's first visit by the submitting browser: creates the merchant's first API key, once.
+ * Undefined for any other visit (another browser, a second visit, an intent not completed).
+ */
+export async function issueFirstApiKey(
+  db: Database,
+  config: Pick<Config, 'mode'>,
+  token: string,
+  flowSecret: string | null,
+  now: Date,
+): Promise<{ intent: IntentRow; apiKey: string; keyPrefix: string } | undefined> {
+  if (flowSecret === null) return undefined;
+  return db.transaction(async (tx) => {
+    const current = await store.findIntentByToken(tx, token);
+    if (!current || current.browser_binding_hash !== browserBindingHash(flowSecret)) return undefined;
+    const intent = await store.markApiKeyIssued(tx, token, now);
+    if (!intent) return undefined;
+    const key = await merchants.createMerchantApiKey(tx, intent.business_code!, config.mode, now);
+    return { intent, ...key };
+  });
+}
+
+/** Sandbox "Simulate payment" on the activation step: a payer's bank pays the activation QR. */
+export async function simulateActivationPayment(db: Database, config: Pick<Config, 'publicBaseUrl'>, intent: IntentRow, now: Date): Promise<void> {
+  if (!intent.activation_qr_id) throw new ApiError('QR_NOT_PAYABLE', { message: 'There is no activation payment to make.' });
+  await qrs.receivePayment(db, config, {
+    qrId: intent.activation_qr_id,
+    businessCode: PLATFORM_BUSINESS_CODE,
+    amountCentavos: null,
+    payer: { sourceBank: 'Banco Sandbox', accountNumber: '10000123454321', accountTitular: intent.legal_name ?? 'Sandbox Payer' },
+  }, now);
+}
+
+export async function findActivationQr(db: Queryable, intent: IntentRow): Promise<qrs.QrWithLastPayment | undefined> {
+  return intent.activation_qr_id ? qrs.findQrById(db, intent.activation_qr_id) : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Expiry
+
+/** Records up to `limit` intents past their expiry as expired with their onboarding_intent.expired events; returns how many. */
+export async function sweepExpiredIntents(db: Database, now: Date, limit: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const expired = await store.expireDueIntents(tx, now, limit);
+    for (const intent of expired) {
+      await forgetFullAccountNumber(tx, intent);
+      await events.emit(tx, { kind: 'partner', partnerId: intent.partner_id }, 'onboarding_intent.expired', toIntentView(intent, now), now);
+    }
+    return expired.length;
+  });
+}

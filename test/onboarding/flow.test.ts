@@ -1,0 +1,269 @@
+// The hosted onboarding flow over HTTP (API.md §5.3): the form with server-side validation and CSRF, the
+// activation payment through the QR purpose hook, the fee-0 path, the done page's key shown once, cancel,
+// the 410s, and the partner's events carrying the metadata.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listEventsOfOwner } from '../../src/events/service.ts';
+import { findPayoutAccount } from '../../src/merchants/service.ts';
+import * as onboarding from '../../src/onboarding/service.ts';
+import * as qrs from '../../src/qr/service.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { databaseKinds } from '../helpers/databases.ts';
+import { FlowBrowser, newIntent, tokenOf, VALID_FORM, type Partner } from './helpers.ts';
+
+const MINUTE = 60_000;
+
+describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) => {
+  let t: TestApp;
+  let free: TestApp; // ONBOARDING_ACTIVATION_FEE=0 on the same database
+  let partner: Partner;
+  beforeAll(async () => {
+    t = await startTestApp({ kind });
+    free = await startTestApp({ kind, database: t.database, clock: t.clock, env: { ONBOARDING_ACTIVATION_FEE: '0' } });
+    partner = await t.createPartner('Partner A');
+  });
+  afterAll(async () => {
+    await free?.close();
+    await t?.close();
+  });
+
+  const readIntent = (code: string) => t.request('GET', `/api/v2/onboarding/intent/${code}`, { apiKey: partner.masterKey });
+  const partnerEvents = async (code: string) =>
+    (await listEventsOfOwner(t.db, { kind: 'partner', partnerId: partner.partnerId })).filter((e) => e.data.code === code);
+  const keyOf = (text: string) => /data-field="api-key">([^<]+)</.exec(text)?.[1];
+
+  it('shows the form with a label for every input, a flow cookie and security headers', async () => {
+    const intent = await newIntent(t, partner);
+    const browser = new FlowBrowser(t, tokenOf(intent));
+    const page = await browser.get();
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const cookie = page.headers.get('set-cookie')!;
+    expect(cookie).toMatch(new RegExp(`^mps_onboarding=[0-9A-Za-z]{32}; Path=/onboarding/${tokenOf(intent)}; Max-Age=7200; HttpOnly; SameSite=Lax$`));
+    const ids = [...page.text.matchAll(/<(?:input|select) id="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids.length).toBe(10);
+    for (const id of ids) expect(page.text).toContain(`<label for="${id}">`);
+    expect(page.text).toContain('value="La Paz"');
+    expect(page.text).toContain('Banco Nacional de Bolivia');
+    expect(page.text).toContain('Bs 10.00');
+    // a second visit keeps the same cookie
+    expect((await browser.get()).headers.get('set-cookie')).toBeNull();
+  });
+
+  it('answers 404 for an unknown token', async () => {
+    for (const token of ['A'.repeat(32), 'short']) {
+      const page = await new FlowBrowser(t, token).get();
+      expect(page.status).toBe(404);
+      expect(page.text).toContain('Registration link not found');
+    }
+  });
+
+  it('validates on the server with clear messages and keeps the values, escaped', async () => {
+    const intent = await newIntent(t, partner);
+    const browser = new FlowBrowser(t, tokenOf(intent));
+    await browser.get();
+    const page = await browser.post('', {
+      ...VALID_FORM, legal_name: '<script>x</script>', trade_name: '', tax_id: '12a', email: 'nope', phone: '12',
+      bank_code: '999', account_number: 'abc', mcc: '58', account_holder: ' ',
+    });
+    expect(page.status).toBe(422);
+    expect(page.text).toContain('Enter the trade name.');
+    expect(page.text).toContain('Enter the NIT with digits only');
+    expect(page.text).toContain('Enter an email address');
+    expect(page.text).toContain('Enter a phone number');
+    expect(page.text).toContain('Choose the bank of the payout account.');
+    expect(page.text).toContain('Enter the account number');
+    expect(page.text).toContain('The category code has 4 digits');
+    expect(page.text).toContain('Enter the account holder');
+    expect(page.text).toContain('value="&lt;script&gt;x&lt;/script&gt;"');
+    expect(page.text).not.toContain('<script>x');
+    expect(page.text).toContain('value="Cochabamba"');
+    expect(page.text).toContain('aria-invalid="true"');
+    expect((await readIntent(intent.code)).body.status).toBe('open');
+  });
+
+  it('refuses a POST without the flow cookie or with a wrong CSRF field (403) and stores nothing', async () => {
+    const intent = await newIntent(t, partner);
+    const browser = new FlowBrowser(t, tokenOf(intent));
+    await browser.get();
+    const stranger = new FlowBrowser(t, tokenOf(intent));
+    stranger.csrf = browser.csrf; // knows the field, not the cookie
+    expect((await stranger.post('', VALID_FORM)).status).toBe(403);
+    const forged = new FlowBrowser(t, tokenOf(intent));
+    forged.cookie = browser.cookie;
+    forged.csrf = 'forged';
+    expect((await forged.post('', VALID_FORM)).status).toBe(403);
+    expect((await forged.post('/cancel')).status).toBe(403);
+    const stored = await onboarding.findIntentByToken(t.db, tokenOf(intent));
+    expect(stored!.submitted_at).toBeNull();
+    expect(stored!.status).toBe('open');
+  });
+
+  it('fee 0: submitting creates the merchant at once; the done page shows the key once; every URL is 410 after', async () => {
+    const intent = await newIntent(free, partner, { success_url: 'https://partner.example/ok?from=mps', metadata: { customer: 'cus_0' } });
+    const browser = new FlowBrowser(free, tokenOf(intent));
+    const submitted = await browser.register();
+    expect(submitted.status).toBe(303);
+    expect(submitted.location).toBe(`/onboarding/${tokenOf(intent)}/done`);
+    const read = await readIntent(intent.code);
+    expect(read.body).toMatchObject({ status: 'completed', completed_at: t.clock.now().toISOString(), metadata: { customer: 'cus_0' } });
+    expect(read.body.business_code).toBeGreaterThan(1000);
+    const done = await browser.get('/done');
+    expect(done.status).toBe(200);
+    const apiKey = keyOf(done.text)!;
+    expect(apiKey).toMatch(/^mk_test_/);
+    expect(done.text).toContain(`href="https://partner.example/ok?from=mps&amp;code=${intent.code}"`);
+    expect(done.text).toContain(String(read.body.business_code));
+    const balance = await t.request('GET', '/api/v2/balance', { apiKey });
+    expect(balance.status).toBe(200);
+    expect(balance.body.business_code).toBe(read.body.business_code);
+    const merchant = await t.request('GET', `/admin/v1/merchants/${read.body.business_code}`);
+    expect(merchant.body).toMatchObject({ name: 'Café Pérez', city: 'Cochabamba', mcc: '5812', ach_enabled: false, partner_id: partner.partnerId });
+    expect(await findPayoutAccount(t.db, read.body.business_code)).toEqual({ bankCode: 1001, accountNumber: '1000-2000-3456', accountHolder: 'Ana Pérez' });
+    // the intent's own copy is masked once the flow is over; the merchant's payout account keeps the full number
+    expect((await onboarding.findIntentByToken(t.db, tokenOf(intent)))!.payout_account_number).toBe('**********3456');
+    for (const again of [await browser.get('/done'), await browser.get(), await browser.post('', VALID_FORM), await browser.post('/cancel')]) {
+      expect(again.status).toBe(410);
+      expect(again.text).toContain('already used');
+    }
+    const events = await partnerEvents(intent.code);
+    expect(events.map((e) => e.type)).toEqual(['onboarding_intent.completed']);
+    expect(events[0]!.data).toEqual(read.body);
+  });
+
+  it('the done page of a browser that did not submit the form answers 410 and leaves the key to the submitter', async () => {
+    const intent = await newIntent(free, partner);
+    const browser = new FlowBrowser(free, tokenOf(intent));
+    await browser.register();
+    expect((await new FlowBrowser(free, tokenOf(intent)).get('/done')).status).toBe(410);
+    const done = await browser.get('/done');
+    expect(done.status).toBe(200);
+    expect(keyOf(done.text)).toMatch(/^mk_test_/);
+    expect(done.text).not.toContain('continue-link'); // no success_url
+  });
+
+  it('with a fee: the payment step shows the QR and the masked account; the sandbox payment completes the intent', async () => {
+    const intent = await newIntent(t, partner, { success_url: 'https://partner.example/ok', metadata: { customer: 'cus_1', plan: 'pro' } });
+    const browser = new FlowBrowser(t, tokenOf(intent));
+    const submitted = await browser.register();
+    expect(submitted.status).toBe(303);
+    expect(submitted.location).toBe(`/onboarding/${tokenOf(intent)}`);
+    expect((await browser.get('/done')).location).toBe(`/onboarding/${tokenOf(intent)}`); // not paid yet
+    const payment = await browser.get();
+    expect(payment.status).toBe(200);
+    expect(payment.text).toContain('Activation payment');
+    expect(payment.text).toContain('data:image/png;base64,');
+    expect(payment.text).toContain('**********3456');
+    expect(payment.text).not.toContain('1000-2000-3456');
+    expect(payment.text).toContain('Simulate payment');
+    expect((await browser.get('/status')).text).toBe('{"status":"open"}');
+    const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
+    const qr = (await qrs.findQrById(t.db, stored.activation_qr_id!))!.qr;
+    expect(qr).toMatchObject({ business_code: 1000, amount_centavos: 1000, is_multi_use: false, purpose: 'onboarding_activation' });
+    const platformBefore = await platformAvailable();
+    const paid = await browser.post('/simulate-payment');
+    expect(paid.status).toBe(303);
+    expect(paid.location).toBe(`/onboarding/${tokenOf(intent)}/done`);
+    expect(await platformAvailable()).toBe(platformBefore + 1000);
+    expect((await browser.get('/status')).status).toBe(410);
+    const read = await readIntent(intent.code);
+    expect(read.body.status).toBe('completed');
+    const done = await browser.get('/done');
+    expect(done.status).toBe(200);
+    expect((await t.request('GET', '/api/v2/balance', { apiKey: keyOf(done.text)! })).body.business_code).toBe(read.body.business_code);
+    expect((await browser.get('/done')).status).toBe(410);
+    const events = await partnerEvents(intent.code);
+    expect(events.map((e) => e.type)).toEqual(['onboarding_intent.completed']);
+    expect(events[0]!.data).toEqual({ ...read.body });
+    expect(events[0]!.data.metadata).toEqual({ customer: 'cus_1', plan: 'pro' });
+  });
+
+  const platformAvailable = async () => {
+    const { rows } = await t.db.query<{ available: number }>('select available_centavos as available from balances where business_code = 1000');
+    return Number(rows[0]!.available);
+  };
+
+  it('a double submit stores the registration once and creates one activation QR', async () => {
+    const intent = await newIntent(t, partner);
+    const browser = new FlowBrowser(t, tokenOf(intent));
+    await browser.register();
+    const first = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
+    const again = await browser.post('', { ...VALID_FORM, trade_name: 'Other' });
+    expect(again.status).toBe(303);
+    const second = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
+    expect(second.activation_qr_id).toBe(first.activation_qr_id);
+    expect(second.trade_name).toBe('Café Pérez');
+  });
+
+  it('cancel from the form: cancelled, redirected to cancel_url, the link is dead, event with metadata', async () => {
+    const intent = await newIntent(t, partner, { cancel_url: 'https://partner.example/cancelled', metadata: { customer: 'cus_2' } });
+    const browser = new FlowBrowser(t, tokenOf(intent));
+    await browser.get();
+    const page = await browser.get();
+    expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://partner.example;");
+    const cancelled = await browser.post('/cancel');
+    expect(cancelled.status).toBe(303);
+    expect(cancelled.location).toBe('https://partner.example/cancelled');
+    const read = await readIntent(intent.code);
+    expect(read.body).toMatchObject({ status: 'cancelled', cancelled_at: t.clock.now().toISOString(), business_code: null });
+    for (const again of [await browser.get(), await browser.post('', VALID_FORM), await browser.get('/done'), await browser.post('/cancel')]) {
+      expect(again.status).toBe(410);
+      expect(again.text).toContain('was cancelled');
+    }
+    const events = await partnerEvents(intent.code);
+    expect(events.map((e) => e.type)).toEqual(['onboarding_intent.cancelled']);
+    expect(events[0]!.data).toEqual(read.body);
+  });
+
+  it('cancel on the payment step cancels the activation QR: no payment is accepted after', async () => {
+    const intent = await newIntent(t, partner);
+    const browser = new FlowBrowser(t, tokenOf(intent));
+    await browser.register();
+    await browser.get();
+    const cancelled = await browser.post('/cancel');
+    expect(cancelled.status).toBe(200); // no cancel_url: a page says so
+    expect(cancelled.text).toContain('Registration cancelled');
+    const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
+    const qr = (await qrs.findQrById(t.db, stored.activation_qr_id!))!.qr;
+    expect(qr.status).toBe('CANCELED');
+    expect(stored.payout_account_number).toBe('**********3456');
+    await expect(onboarding.simulateActivationPayment(t.db, t.config, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
+    expect((await browser.post('/simulate-payment')).status).toBe(410);
+  });
+
+  it('after expiry every page is 410 and the activation payment is refused; no merchant is created', async () => {
+    const intent = await newIntent(t, partner, { metadata: { customer: 'cus_3' } });
+    const browser = new FlowBrowser(t, tokenOf(intent));
+    await browser.register();
+    const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
+    const platformBefore = await platformAvailable();
+    t.clock.advance(120 * MINUTE);
+    for (const page of [await browser.get(), await browser.post('/simulate-payment'), await browser.post('/cancel'), await browser.get('/done')]) {
+      expect(page.status).toBe(410);
+      expect(page.text).toContain('has expired');
+    }
+    await expect(onboarding.simulateActivationPayment(t.db, t.config, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
+    // even a payment reaching a QR that outlives the intent by rounding is refused by the purpose handler
+    await expect(onboarding.simulateActivationPayment(t.db, t.config, stored, new Date(stored.expires_at.getTime() + 1))).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
+    expect(await platformAvailable()).toBe(platformBefore);
+    expect((await readIntent(intent.code)).body).toMatchObject({ status: 'expired', business_code: null });
+    await onboarding.sweepExpiredIntents(t.db, t.clock.now(), 1000);
+    expect((await onboarding.findIntentByToken(t.db, tokenOf(intent)))!).toMatchObject({ status: 'expired', payout_account_number: '**********3456' });
+  });
+
+  it('in live mode there is no simulate control and no simulate endpoint', async () => {
+    const live = await startTestApp({ kind, database: t.database, clock: t.clock, env: { MODE: 'live' } });
+    try {
+      const intent = await newIntent(live, partner);
+      const browser = new FlowBrowser(live, tokenOf(intent));
+      await browser.register();
+      const page = await browser.get();
+      expect(page.text).not.toContain('Simulate payment');
+      expect((await browser.post('/simulate-payment')).status).toBe(404);
+    } finally {
+      await live.close();
+    }
+  });
+});
