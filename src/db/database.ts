@@ -49,6 +49,7 @@ export const SqlState = {
   ADMIN_SHUTDOWN: '57P01',
   CRASH_SHUTDOWN: '57P02',
   CANNOT_CONNECT_NOW: '57P03',
+  TOO_MANY_CONNECTIONS: '53300',
 } as const;
 
 export interface DatabaseErrorFields {
@@ -80,6 +81,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (UNREACHABLE_NETWORK_CODES.has(code)) return true;
     if (code.startsWith('08')) return true; // connection exception class
     if (code === SqlState.ADMIN_SHUTDOWN || code === SqlState.CRASH_SHUTDOWN || code === SqlState.CANNOT_CONNECT_NOW) return true;
+    // The server refused a new connection because all its slots are taken: as unreachable as a refused socket.
+    if (code === SqlState.TOO_MANY_CONNECTIONS) return true;
   }
   return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect/i.test(message);
 }
