@@ -13,10 +13,10 @@
 // the benchmark longer than the measurement it exists for.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import pg from 'pg';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import * as merchants from '../src/merchants/service.ts';
+import { adminQuery, withDatabase } from './scratch-database.ts';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const databaseName = 'mps_bench_movements';
@@ -26,21 +26,7 @@ const spreadMerchants = Number(process.env.SPREAD_MERCHANTS ?? 1_000);
 const samplesPerCase = Number(process.env.SAMPLES ?? 200);
 const port = 3900 + Math.floor(Math.random() * 90);
 
-function withDatabase(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (sql: string) => adminQuery(serverUrl, sql);
 
 /** Creates merchants through the service (keys and balances as in production), then seeds their history. */
 async function seed(url: string): Promise<{ hot: { businessCode: number; apiKey: string }; spread: Array<{ businessCode: number; apiKey: string }> }> {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { availableParallelism, loadavg } from 'node:os';
-import pg from 'pg';
+import { adminQuery, withDatabase } from './scratch-database.ts';
 import QRCode from 'qrcode';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -20,21 +20,7 @@ const BARE_PORT = SERVICE_PORT + 500;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const CONNECTIONS = 50;
 
-function withDatabase(name: string): string {
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (sql: string) => adminQuery(serverUrl, sql);
 
 function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
@@ -100,7 +86,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     const service = await start(['src/main.ts'], {
-      DATABASE_URL: withDatabase(database), PORT: String(SERVICE_PORT), RATE_LIMIT: 'off', LOG_LEVEL: 'warn',
+      DATABASE_URL: withDatabase(serverUrl, database), PORT: String(SERVICE_PORT), RATE_LIMIT: 'off', LOG_LEVEL: 'warn',
       ADMIN_TOKEN, PUBLIC_BASE_URL: 'https://pay.example.com', MODE: 'sandbox',
     }, /listening on/);
     children.push(service);

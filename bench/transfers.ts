@@ -18,6 +18,7 @@ import pg from 'pg';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import * as ledger from '../src/ledger/service.ts';
+import { withDatabase } from './scratch-database.ts';
 
 const run = promisify(execFile);
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -30,11 +31,6 @@ const PORT = 3900 + Math.floor(Math.random() * 50);
 
 interface Merchant { businessCode: number; apiKey: string }
 
-function withDatabase(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
 
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: serverUrl });
