@@ -23,7 +23,7 @@ import { registerOperationsRoutes } from './operations-routes.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { ErrorSchema } from './schemas.ts';
 import { parseJsonBody, unknownFieldErrors, validatorCompiler } from './validation.ts';
-import { createLogger, logBackgroundError } from './logging.ts';
+import { createLogger, logBackgroundError, registerRequestLogging } from './logging.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -67,6 +67,10 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   const logger = options.logger ?? createLogger(config.logLevel);
   const app = Fastify({
     loggerInstance: logger,
+    // One line per request, written by registerRequestLogging when the response is sent, instead of
+    // Fastify's two (incoming + completed) with the raw URL, which would put pay and onboarding tokens
+    // into the logs and double the logging cost of every POS poll.
+    disableRequestLogging: true,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (request) => {
       const header = request.headers['x-request-id'];
@@ -161,6 +165,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
 
   const metrics = options.metrics ?? createMetricsRegistry();
   registerHttpMetrics(app, metrics);
+  registerRequestLogging(app);
 
   await app.register(fastifySwagger, {
     openapi: {

@@ -1,5 +1,5 @@
 // JSON-line logs (pino) that never carry API keys, secrets, full account numbers, stack traces or SQL.
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { databaseErrorOf } from '../db/database.ts';
 
@@ -42,4 +42,19 @@ export function describeError(error: unknown): Record<string, unknown> {
 
 export function logBackgroundError(log: FastifyBaseLogger, error: unknown, context: string): void {
   log.error({ error: describeError(error), context }, `background task failed: ${context}`);
+}
+
+/**
+ * Logs each answered request once: method, route pattern (never the raw URL, whose path may carry a pay
+ * or onboarding token), status and time, with the request id that pino's child logger adds.
+ */
+export function registerRequestLogging(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      statusCode: reply.statusCode,
+      responseTimeMs: Math.round(reply.elapsedTime * 10) / 10,
+    }, 'request completed');
+  });
 }

@@ -1,0 +1,41 @@
+// Request logs: one JSON line per answered request, with its request id, method, route pattern, status and
+// time — never the raw URL, whose path can carry a pay or onboarding token.
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { buildApp, type App } from '../../src/http/app.ts';
+import { ADMIN_TOKEN, TestClock } from '../helpers/app.ts';
+import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/databases.ts';
+
+describe.each(databaseKinds())('request logs on %s', (kind) => {
+  let database: TestDatabase;
+  let app: App;
+  const lines: Array<Record<string, unknown>> = [];
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    const config = loadConfig({ DATABASE_URL: 'memory://', ADMIN_TOKEN, RATE_LIMIT: 'off', SANDBOX_SETTLEMENT: 'off' });
+    const stream = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+    const logger = pino({ level: 'info' }, stream) as unknown as import('fastify').FastifyBaseLogger;
+    app = await buildApp({ config, db: database.db, clock: new TestClock() }, { logger });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.drop();
+  });
+
+  it('writes one line per request with the route pattern, never the token in the path', async () => {
+    const token = 'Zx9TokenThatMustNotBeLogged1';
+    lines.length = 0;
+    const page = await app.inject({ method: 'GET', url: `/pay/${token}`, headers: { 'x-request-id': 'req-log-1' } });
+    const health = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'req-log-2' } });
+    expect([page.statusCode, health.statusCode]).toEqual([404, 200]);
+    const requestLines = lines.filter((line) => line.msg === 'request completed');
+    expect(requestLines).toHaveLength(2);
+    expect(requestLines[0]).toMatchObject({ reqId: 'req-log-1', method: 'GET', route: '/pay/:token', statusCode: 404 });
+    expect(requestLines[1]).toMatchObject({ reqId: 'req-log-2', method: 'GET', route: '/healthz', statusCode: 200 });
+    expect(typeof requestLines[0]!.responseTimeMs).toBe('number');
+    expect(JSON.stringify(lines)).not.toContain(token);
+  });
+});
