@@ -4,7 +4,7 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { registerLedgerRoutes } from '../ledger/routes.ts';
@@ -70,7 +70,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     // One line per request, written by registerRequestLogging when the response is sent, instead of
     // Fastify's two (incoming + completed) with the raw URL, which would put pay and onboarding tokens
     // into the logs and double the logging cost of every POS poll.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (request) => {
       const header = request.headers['x-request-id'];
