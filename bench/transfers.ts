@@ -99,7 +99,7 @@ function serviceTransactionScript(first: number, last: number): string {
   return `\\set bc random(${first}, ${last})
 BEGIN ISOLATION LEVEL READ COMMITTED;
 select pg_try_advisory_xact_lock(hashtextextended('idempotency' || random()::text, 0));
-select request_hash, status_code, response_body from idempotency_keys where caller = 'merchant:' || :bc and route = 'POST /api/v2/transfers' and idempotency_key = gen_random_uuid();
+select request_hash, status_code, response_body from idempotency_keys where caller = 'merchant:' || :bc and route = 'POST /api/v2/transfers' and idempotency_key = (select gen_random_uuid());
 SAVEPOINT idempotent_work;
 update balances set available_centavos = available_centavos - 100, pending_out_centavos = pending_out_centavos + 100, updated_at = now() where business_code = :bc and available_centavos >= 100 returning business_code, currency, available_centavos, pending_out_centavos, updated_at;
 insert into movements (business_code, type, amount_centavos, status, reference, snapshot, created_at, updated_at) values (:bc, 'transfer', -100, 'PENDING', 'bench', '{"destination":{"type":"bank_account","bank_code":1001,"account_number":"**********3000","account_titular":"Bench Payee"}}', now(), now()) returning id \\gset

@@ -28,6 +28,27 @@ const typeParsers = {
   },
 } as pg.CustomTypesConfig;
 
+/**
+ * Names parameterised statements so each pooled connection parses a statement once and reuses it (the
+ * driver prepares a named statement the first time a connection sees it). Every SQL text of the service
+ * is a constant or one of a few constant variants, so the names stay few; past the cap a text simply runs
+ * unnamed, and a statement without parameters always does (the simple protocol runs migration scripts).
+ */
+class StatementNames {
+  private names = new Map<string, string>();
+  constructor(private readonly cap = 500) {}
+
+  of(sql: string, params: readonly unknown[] | undefined): string | undefined {
+    if (!params || params.length === 0) return undefined;
+    let name = this.names.get(sql);
+    if (name === undefined && this.names.size < this.cap) {
+      name = `mps_${this.names.size}`;
+      this.names.set(sql, name);
+    }
+    return name;
+  }
+}
+
 export interface PostgresOptions {
   url: string;
   maxConnections?: number;
@@ -46,6 +67,9 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
   pool.on('error', (error) => onBackgroundError(error, 'idle pool connection'));
   const listener = new Listener(options.url, onBackgroundError);
+  const statementNames = new StatementNames();
+  const run = (client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) =>
+    client.query({ text: sql, values: params as unknown[] | undefined, name: statementNames.of(sql, params) });
   const notifier = new CoalescingNotifier(async (batch) => {
     await pool.query('select pg_notify(channel, payload) from unnest($1::text[], $2::text[]) as n(channel, payload)', [
       batch.map((n) => n.channel),
@@ -56,7 +80,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   const database: Database = {
     kind: 'postgres',
     async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
-      const result = await pool.query(sql, params as unknown[] | undefined);
+      const result = await run(pool, sql, params);
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     },
     async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -67,7 +91,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         await client.query('begin isolation level read committed');
         const tx: Transaction = {
           async query<Row>(sql: string, params?: readonly unknown[]) {
-            const result = await client.query(sql, params as unknown[] | undefined);
+            const result = await run(client, sql, params);
             return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
           },
           notifyAfterCommit(channel, payload = '') {
