@@ -26,6 +26,8 @@ export type DatabaseKind = 'postgres' | 'pglite';
 
 export interface Database extends Queryable {
   readonly kind: DatabaseKind;
+  /** How many transactions can run at once (the pool's size; PGlite runs one at a time). */
+  readonly connections: number;
   /** Runs `work` in one transaction at READ COMMITTED; commits when it resolves, rolls back when it throws. */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs a multi-statement SQL script (migrations) inside `tx`. */

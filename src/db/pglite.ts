@@ -40,6 +40,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
 
   const database: Database = {
     kind: 'pglite',
+    connections: 1,
     async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
       if (insideTransaction.getStore()) throw new ReentrantQueryError();
       const result = await pglite.query<Row>(sql, params as unknown[] | undefined);

@@ -57,9 +57,10 @@ export interface PostgresOptions {
 
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
   const onBackgroundError = options.onBackgroundError ?? (() => {});
+  const connections = options.maxConnections ?? 10;
   const pool = new pg.Pool({
     connectionString: options.url,
-    max: options.maxConnections ?? 10,
+    max: connections,
     types: typeParsers,
     connectionTimeoutMillis: 5_000,
     application_name: 'merchant-payments',
@@ -79,6 +80,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
 
   const database: Database = {
     kind: 'postgres',
+    connections,
     async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
       const result = await run(pool, sql, params);
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };

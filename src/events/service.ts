@@ -34,15 +34,26 @@ export async function emit(
   data: Record<string, unknown>,
   now: Date,
 ): Promise<EventRow> {
-  const event = await store.insertEvent(tx, {
-    id: newEventId(),
-    ownerKind: owner.kind,
-    ownerId: owner.kind === 'merchant' ? owner.businessCode : owner.partnerId,
-    type,
-    data,
-  }, now);
+  const [event] = await emitEach(tx, [{ owner, type, data, now }]);
+  return event!;
+}
+
+export interface Emission {
+  owner: EventOwner;
+  type: EventType;
+  data: Record<string, unknown>;
+  now: Date;
+}
+
+/** `emit` for several events in one statement (changes written together); rows in the order given. */
+export async function emitEach(tx: Transaction, emissions: readonly Emission[]): Promise<EventRow[]> {
+  if (emissions.length === 0) return [];
+  const rows = await store.insertEvents(tx, emissions.map(({ owner, type, data, now }) => {
+    const [ownerKind, ownerId] = ownerKey(owner);
+    return { id: newEventId(), ownerKind, ownerId, type, data, createdAt: now };
+  }));
   tx.notifyAfterCommit(EVENTS_CHANNEL);
-  return event;
+  return rows;
 }
 
 function ownerKey(owner: EventOwner): [EventOwnerKind, number] {

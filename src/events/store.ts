@@ -16,18 +16,30 @@ export interface EventRow {
 
 const EVENT_COLUMNS = 'id, sequence, owner_kind, owner_id, type, data, created_at, published_at';
 
-export async function insertEvent(
-  tx: Queryable,
-  event: { id: string; ownerKind: EventOwnerKind; ownerId: number; type: string; data: Record<string, unknown> },
-  now: Date,
-): Promise<EventRow> {
+export interface NewEvent {
+  id: string;
+  ownerKind: EventOwnerKind;
+  ownerId: number;
+  type: string;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** Inserts events in one statement; their `sequence` follows the order given. Rows come back in that order. */
+export async function insertEvents(tx: Queryable, events: readonly NewEvent[]): Promise<EventRow[]> {
   const { rows } = await tx.query<EventRow>(
     `insert into events (id, owner_kind, owner_id, type, data, created_at)
-     values ($1::text, $2::text, $3::bigint, $4::text, $5::jsonb, $6::timestamptz)
+     select id, owner_kind, owner_id, type, data, created_at
+       from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[]) with ordinality
+         as e(id, owner_kind, owner_id, type, data, created_at, ord)
+      order by ord
      returning ${EVENT_COLUMNS}`,
-    [event.id, event.ownerKind, event.ownerId, event.type, JSON.stringify(event.data), now],
+    [
+      events.map((e) => e.id), events.map((e) => e.ownerKind), events.map((e) => e.ownerId), events.map((e) => e.type),
+      events.map((e) => JSON.stringify(e.data)), events.map((e) => e.createdAt.toISOString()),
+    ],
   );
-  return rows[0]!;
+  return rows.sort((a, b) => a.sequence - b.sequence);
 }
 
 export async function findEventsOfOwner(tx: Queryable, ownerKind: EventOwnerKind, ownerId: number): Promise<EventRow[]> {

@@ -1,7 +1,7 @@
 // The idempotency mechanism of API.md §4.1, once, for every write that takes an Idempotency-Key.
-// Shape after Formance's ledger (PATTERNS.md 7): in the caller's transaction, try the key's advisory lock
-// (held → 409 at once, never wait), look the key up (same fingerprint → replay; another → 422), else do
-// the work and store its outcome in the same transaction. The database decides, not process memory, so
+// Shape after Formance's ledger (PATTERNS.md 7): in one transaction, try the key's advisory lock (held →
+// 409 at once, never wait) and look the key up (same fingerprint → replay; another → 422), else do the
+// work and store its outcome in the same transaction. The database decides, not process memory, so
 // two processes receiving the same key at the same moment still execute it once.
 import { createHash } from 'node:crypto';
 import type { Database, Transaction } from '../db/database.ts';
@@ -27,11 +27,19 @@ export interface IdempotentResult extends Outcome {
   replayed: boolean;
 }
 
+/** One idempotent request: its key, and the validated request in canonical form (what the fingerprint hashes). */
+export interface IdempotentRequest {
+  scope: IdempotencyScope;
+  request: unknown;
+  now: Date;
+}
+
 const SAVEPOINT = 'idempotent_work';
 
 /**
  * Runs `work` at most once per (caller, route, key). `request` is the validated request in canonical
- * form (amounts in centavos); its fingerprint ignores key order.
+ * form (amounts in centavos); its fingerprint ignores key order. A storable refusal (INSUFFICIENT_FUNDS)
+ * thrown by `work` is answered and remembered, but whatever the work wrote before refusing is undone.
  */
 export async function runIdempotent(
   db: Database,
@@ -40,33 +48,76 @@ export async function runIdempotent(
   now: Date,
   work: (tx: Transaction) => Promise<Outcome>,
 ): Promise<IdempotentResult> {
-  const requestHash = fingerprint(request);
-  return db.transaction(async (tx) => {
-    if (!(await store.tryLockKey(tx, scope))) throw new ApiError('IDEMPOTENCY_KEY_IN_USE');
-    const stored = await store.findOutcome(tx, scope);
-    if (stored) {
-      if (stored.request_hash !== requestHash) throw new ApiError('IDEMPOTENCY_KEY_REUSED');
-      return { statusCode: stored.status_code, body: stored.response_body, replayed: true };
-    }
-    // A storable refusal (INSUFFICIENT_FUNDS) is answered and remembered, but whatever the work wrote
-    // before refusing is undone: the savepoint keeps the transaction usable for storing the outcome.
+  const [result] = await runIdempotentEach(db, [{ scope, request, now }], async (tx) => {
+    // The savepoint keeps the transaction usable for storing the refusal.
     await tx.query(`savepoint ${SAVEPOINT}`);
-    let outcome: Outcome;
     try {
-      outcome = await work(tx);
+      return [await work(tx)];
     } catch (error) {
       if (!(error instanceof ApiError) || !STORED_ERROR_CODES.has(error.code)) throw error;
       await tx.query(`rollback to savepoint ${SAVEPOINT}`);
-      outcome = { statusCode: error.status, body: error.toBody() };
+      return [refusalOutcome(error)];
     }
-    // The lock makes a conflict here impossible between live requests; should one ever slip through
-    // (a hash collision of two keys' locks cannot cause it, only a second writer without the lock), the
-    // whole transaction is undone and the caller is told to retry, which then replays the winner.
-    if (!(await store.insertOutcome(tx, scope, { requestHash, statusCode: outcome.statusCode, body: outcome.body }, now))) {
-      throw new ApiError('IDEMPOTENCY_KEY_IN_USE');
-    }
-    return { ...outcome, replayed: false };
   });
+  if (result instanceof ApiError) throw result;
+  return result!;
+}
+
+/**
+ * `runIdempotent` for several requests in one transaction (requests written together, see
+ * transfers/creation-queue.ts). Each result, in request order, is the stored outcome replayed, the
+ * fresh outcome, or the ApiError that request alone gets (its key in use, or reused with another
+ * request). `work` receives only the requests whose keys it may execute and returns their outcomes in
+ * the same order; a storable refusal among them (see `refusalOutcome`) must have written nothing. If
+ * `work` throws, nothing of the batch is written and the error propagates.
+ */
+export async function runIdempotentEach<R extends IdempotentRequest>(
+  db: Database,
+  requests: readonly R[],
+  work: (tx: Transaction, toExecute: R[]) => Promise<Outcome[]>,
+): Promise<Array<IdempotentResult | ApiError>> {
+  const hashes = requests.map((r) => fingerprint(r.request));
+  return db.transaction(async (tx) => {
+    const claims = await store.claimKeys(tx, requests.map((r) => r.scope));
+    const results: Array<IdempotentResult | ApiError | undefined> = [];
+    const toExecute: number[] = [];
+    const seen = new Set<string>();
+    claims.forEach((claim, i) => {
+      const { scope } = requests[i]!;
+      const scopeKey = `${scope.caller}\n${scope.route}\n${scope.key.toLowerCase()}`;
+      if (!claim.locked || seen.has(scopeKey)) {
+        results[i] = new ApiError('IDEMPOTENCY_KEY_IN_USE');
+      } else if (claim.request_hash !== null) {
+        results[i] = claim.request_hash === hashes[i]
+          ? { statusCode: claim.status_code!, body: claim.response_body, replayed: true }
+          : new ApiError('IDEMPOTENCY_KEY_REUSED');
+      } else {
+        toExecute.push(i);
+      }
+      seen.add(scopeKey);
+    });
+    if (toExecute.length === 0) return results as Array<IdempotentResult | ApiError>;
+
+    const outcomes = await work(tx, toExecute.map((i) => requests[i]!));
+    if (outcomes.length !== toExecute.length) throw new Error(`idempotent work returned ${outcomes.length} outcomes for ${toExecute.length} requests`);
+    const stored = await store.insertOutcomes(tx, toExecute.map((i, n) => ({
+      scope: requests[i]!.scope, requestHash: hashes[i]!, statusCode: outcomes[n]!.statusCode, body: outcomes[n]!.body, now: requests[i]!.now,
+    })));
+    // The locks make a conflict here impossible between live requests, except for an outcome committed
+    // between claimKeys' read and its lock: the whole transaction is undone and the caller told to
+    // retry, which then replays the winner.
+    if (stored !== toExecute.length) throw new ApiError('IDEMPOTENCY_KEY_IN_USE');
+    toExecute.forEach((i, n) => {
+      results[i] = { ...outcomes[n]!, replayed: false };
+    });
+    return results as Array<IdempotentResult | ApiError>;
+  });
+}
+
+/** The stored outcome of a refusal that is replayed like a success (API.md §4.1: INSUFFICIENT_FUNDS). */
+export function refusalOutcome(error: ApiError): Outcome {
+  if (!STORED_ERROR_CODES.has(error.code)) throw new Error(`${error.code} is not a stored refusal`);
+  return { statusCode: error.status, body: error.toBody() };
 }
 
 /** Removes outcomes older than the retention; returns how many it removed (at most `limit`). */

@@ -1,12 +1,6 @@
 // SQL of stored idempotent outcomes.
 import type { Queryable } from '../db/database.ts';
 
-export interface StoredOutcomeRow {
-  request_hash: string;
-  status_code: number;
-  response_body: unknown;
-}
-
 export interface IdempotencyScope {
   /** `merchant:1001` or `partner:7`: keys never collide between callers. */
   caller: string;
@@ -15,38 +9,53 @@ export interface IdempotencyScope {
   key: string;
 }
 
-/** Takes the transaction-scoped advisory lock of a key without waiting; false when another transaction holds it. */
-export async function tryLockKey(tx: Queryable, scope: IdempotencyScope): Promise<boolean> {
-  const { rows } = await tx.query<{ locked: boolean }>(
-    'select pg_try_advisory_xact_lock(hashtextextended($1::text, 0)) as locked',
-    [`idempotency\n${scope.caller}\n${scope.route}\n${scope.key}`],
-  );
-  return rows[0]!.locked;
+export interface KeyClaimRow {
+  /** False when another transaction holds the key's lock. */
+  locked: boolean;
+  /** The stored outcome of the key, if any (null columns when there is none). */
+  request_hash: string | null;
+  status_code: number | null;
+  response_body: unknown;
 }
 
-export async function findOutcome(tx: Queryable, scope: IdempotencyScope): Promise<StoredOutcomeRow | undefined> {
-  const { rows } = await tx.query<StoredOutcomeRow>(
-    `select request_hash, status_code, response_body from idempotency_keys
-      where caller = $1::text and route = $2::text and idempotency_key = $3::uuid`,
-    [scope.caller, scope.route, scope.key],
+/**
+ * For each key, in order, in one statement: takes its transaction-scoped advisory lock without waiting
+ * and reads its stored outcome. The read sees what was committed when the statement began; an outcome
+ * committed between that and the lock is caught by `insertOutcomes`, which then stores nothing.
+ */
+export async function claimKeys(tx: Queryable, scopes: readonly IdempotencyScope[]): Promise<KeyClaimRow[]> {
+  const { rows } = await tx.query<KeyClaimRow>(
+    `select pg_try_advisory_xact_lock(hashtextextended('idempotency' || chr(10) || k.caller || chr(10) || k.route || chr(10) || k.key::text, 0)) as locked,
+            s.request_hash, s.status_code, s.response_body
+       from unnest($1::text[], $2::text[], $3::uuid[]) with ordinality as k(caller, route, key, ord)
+       left join idempotency_keys s on s.caller = k.caller and s.route = k.route and s.idempotency_key = k.key
+      order by k.ord`,
+    [scopes.map((s) => s.caller), scopes.map((s) => s.route), scopes.map((s) => s.key)],
   );
-  return rows[0];
+  return rows;
 }
 
-/** Stores an outcome; false when a row for the key already exists. */
-export async function insertOutcome(
-  tx: Queryable,
-  scope: IdempotencyScope,
-  outcome: { requestHash: string; statusCode: number; body: unknown },
-  now: Date,
-): Promise<boolean> {
+export interface OutcomeToStore {
+  scope: IdempotencyScope;
+  requestHash: string;
+  statusCode: number;
+  body: unknown;
+  now: Date;
+}
+
+/** Stores outcomes in one statement; returns how many were stored (a key that already has one is skipped). */
+export async function insertOutcomes(tx: Queryable, outcomes: readonly OutcomeToStore[]): Promise<number> {
   const { rowCount } = await tx.query(
     `insert into idempotency_keys (caller, route, idempotency_key, request_hash, status_code, response_body, created_at)
-     values ($1::text, $2::text, $3::uuid, $4::text, $5::integer, $6::jsonb, $7::timestamptz)
+     select * from unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::integer[], $6::jsonb[], $7::timestamptz[])
      on conflict on constraint idempotency_keys_pkey do nothing`,
-    [scope.caller, scope.route, scope.key, outcome.requestHash, outcome.statusCode, JSON.stringify(outcome.body), now],
+    [
+      outcomes.map((o) => o.scope.caller), outcomes.map((o) => o.scope.route), outcomes.map((o) => o.scope.key),
+      outcomes.map((o) => o.requestHash), outcomes.map((o) => o.statusCode), outcomes.map((o) => JSON.stringify(o.body)),
+      outcomes.map((o) => o.now.toISOString()),
+    ],
   );
-  return rowCount === 1;
+  return rowCount;
 }
 
 /** Deletes up to `limit` outcomes stored before `cutoff`; returns how many it deleted. */

@@ -52,51 +52,50 @@ export async function credit(tx: Transaction, request: CreditRequest): Promise<M
   assertPositiveCentavos(request.amountCentavos);
   const balance = await store.addToAvailable(tx, request.businessCode, { availableCentavos: request.amountCentavos, pendingOutCentavos: 0 }, request.now);
   if (!balance) throw new LedgerError(`merchant ${request.businessCode} has no balance`);
-  return recordMovement(tx, request, 'payment', request.amountCentavos, 'COMPLETED');
-}
-
-export interface DebitRequest {
-  businessCode: number;
-  amountCentavos: number;
-  reference: string | null;
-  /** What the movement shows (the masked destination); stored with it. */
-  snapshot: Record<string, unknown>;
-  now: Date;
-}
-
-/**
- * Records an outgoing transfer: moves the amount from `available` to `pending_out` and writes a PENDING
- * `transfer` movement with a negative amount. Throws 400 INSUFFICIENT_FUNDS, leaving the transaction
- * usable, when `available` does not cover it.
- */
-export async function debit(tx: Transaction, request: DebitRequest): Promise<MovementRow> {
-  assertPositiveCentavos(request.amountCentavos);
-  const balance = await store.debitAvailable(tx, request.businessCode, request.amountCentavos, request.now);
-  if (!balance) {
-    if (!(await store.findBalance(tx, request.businessCode))) throw new LedgerError(`merchant ${request.businessCode} has no balance`);
-    throw new ApiError('INSUFFICIENT_FUNDS');
-  }
-  return recordMovement(tx, request, 'transfer', -request.amountCentavos, 'PENDING');
-}
-
-/** Writes the movement row and counts it, so a history page's `total` never needs a count(*). */
-async function recordMovement(
-  tx: Transaction,
-  request: CreditRequest | DebitRequest,
-  type: MovementType,
-  signedAmountCentavos: number,
-  status: MovementStatus,
-): Promise<MovementRow> {
   const movement = await store.insertMovement(tx, {
     businessCode: request.businessCode,
-    type,
-    amountCentavos: signedAmountCentavos,
-    status,
+    type: 'payment',
+    amountCentavos: request.amountCentavos,
+    status: 'COMPLETED',
     reference: request.reference,
     snapshot: request.snapshot,
   }, request.now);
-  await store.incrementMovementCounter(tx, request.businessCode, type);
+  // Counted in the same transaction, so a history page's `total` never needs a count(*).
+  await store.incrementMovementCounter(tx, request.businessCode, 'payment');
   return movement;
+}
+
+export type DebitRequest = store.TransferDebit;
+
+/**
+ * Records an outgoing transfer: moves the amount from `available` to `pending_out` and writes a PENDING
+ * `transfer` movement with a negative amount. Throws 400 INSUFFICIENT_FUNDS, having written nothing,
+ * when `available` does not cover it.
+ */
+export async function debit(tx: Transaction, request: DebitRequest): Promise<MovementRow> {
+  const [movement] = await debitEach(tx, [request]);
+  if (!movement) throw new ApiError('INSUFFICIENT_FUNDS');
+  return movement;
+}
+
+/**
+ * `debit` for several merchants at once, in one statement (transfers created together, see
+ * transfers/creation-queue.ts): each result, in request order, is the movement, or null when that
+ * merchant's `available` does not cover its amount — a refusal that wrote nothing and leaves the others
+ * and the transaction intact.
+ */
+export async function debitEach(tx: Transaction, requests: readonly DebitRequest[]): Promise<Array<MovementRow | null>> {
+  const merchants = new Set<number>();
+  for (const request of requests) {
+    assertPositiveCentavos(request.amountCentavos);
+    if (merchants.has(request.businessCode)) throw new LedgerError(`merchant ${request.businessCode} is debited twice in one call`);
+    merchants.add(request.businessCode);
+  }
+  const rows = await store.debitAndRecordTransfers(tx, requests);
+  return rows.map((row, i) => {
+    if (row.outcome === 'no_balance') throw new LedgerError(`merchant ${requests[i]!.businessCode} has no balance`);
+    return row.outcome === 'debited' ? row.movement : null;
+  });
 }
 
 /**

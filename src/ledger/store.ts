@@ -59,28 +59,78 @@ export async function addToAvailable(
   return rows[0];
 }
 
+/** One debit of `debitAndRecordTransfers`. */
+export interface TransferDebit {
+  businessCode: number;
+  amountCentavos: number;
+  reference: string | null;
+  snapshot: Record<string, unknown>;
+  now: Date;
+}
+
+/** What became of one debit: its PENDING movement, or why there is none. */
+export type TransferDebitRow =
+  | { outcome: 'debited'; movement: MovementRow }
+  | { outcome: 'insufficient_funds' }
+  | { outcome: 'no_balance' };
+
 /**
- * Moves `amount` from `available` to `pending_out` only if `available` covers it. The row lock of the
- * UPDATE serializes concurrent debits of one balance, and each re-reads `available` after the lock
- * (READ COMMITTED re-evaluates the WHERE), so N concurrent debits can never overdraw. The CHECK
- * `balances_available_nonnegative` stands behind it.
+ * Debits several balances (one per merchant) in one statement: for each, moves `amount` from `available`
+ * to `pending_out` only if `available` covers it, writes its PENDING `transfer` movement (negative amount)
+ * and counts it. Results come back in request order.
+ *
+ * The balances are locked in business_code order first, so two statements debiting overlapping sets can
+ * never deadlock. The UPDATE's row lock serializes concurrent debits of one balance and READ COMMITTED
+ * re-evaluates `available >= amount` on the newest version after the lock, so N concurrent debits can
+ * never overdraw; the CHECK `balances_available_nonnegative` stands behind it. A refused debit writes
+ * nothing. One UPDATE changes a row once, hence one debit per merchant per call (the caller's rule).
  */
-export async function debitAvailable(
-  tx: Queryable,
-  businessCode: number,
-  amountCentavos: number,
-  now: Date,
-): Promise<BalanceRow | undefined> {
-  const { rows } = await tx.query<BalanceRow>(
-    `update balances
-        set available_centavos = available_centavos - $2::bigint,
-            pending_out_centavos = pending_out_centavos + $2::bigint,
-            updated_at = $3::timestamptz
-      where business_code = $1::bigint and available_centavos >= $2::bigint
-      returning ${BALANCE_COLUMNS}`,
-    [businessCode, amountCentavos, now],
+export async function debitAndRecordTransfers(tx: Queryable, debits: readonly TransferDebit[]): Promise<TransferDebitRow[]> {
+  const { rows } = await tx.query<MovementRow & { has_balance: boolean; debited: boolean }>(
+    `with request as (
+       select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::jsonb[], $5::timestamptz[]) with ordinality
+         as r(business_code, amount_centavos, reference, snapshot, at, ord)
+     ), locked as (
+       select business_code from balances where business_code in (select business_code from request)
+        order by business_code for no key update
+     ), debited as (
+       update balances b
+          set available_centavos = b.available_centavos - r.amount_centavos,
+              pending_out_centavos = b.pending_out_centavos + r.amount_centavos,
+              updated_at = r.at
+         from request r
+        where b.business_code = r.business_code and b.business_code in (select business_code from locked)
+          and b.available_centavos >= r.amount_centavos
+       returning b.business_code
+     ), moved as (
+       insert into movements (business_code, type, amount_centavos, status, reference, snapshot, created_at, updated_at)
+       select r.business_code, 'transfer', -r.amount_centavos, 'PENDING', r.reference, r.snapshot, r.at, r.at
+         from request r join debited d on d.business_code = r.business_code
+        order by r.ord
+       returning ${MOVEMENT_COLUMNS}
+     ), counted as (
+       insert into movement_counters (business_code, type, movement_count)
+       select business_code, 'transfer', 1 from moved
+       on conflict (business_code, type) do update set movement_count = movement_counters.movement_count + 1
+     )
+     select l.business_code is not null as has_balance, m.id is not null as debited,
+            m.id, r.business_code, m.type, m.amount_centavos, m.currency, m.status, m.reference, m.snapshot, m.created_at, m.updated_at
+       from request r
+       left join locked l on l.business_code = r.business_code
+       left join moved m on m.business_code = r.business_code
+      order by r.ord`,
+    [
+      debits.map((d) => d.businessCode),
+      debits.map((d) => d.amountCentavos),
+      debits.map((d) => d.reference),
+      debits.map((d) => JSON.stringify(d.snapshot)),
+      debits.map((d) => d.now.toISOString()),
+    ],
   );
-  return rows[0];
+  return rows.map(({ has_balance: hasBalance, debited, ...movement }) => {
+    if (debited) return { outcome: 'debited', movement };
+    return hasBalance ? { outcome: 'insufficient_funds' } : { outcome: 'no_balance' };
+  });
 }
 
 export async function insertMovement(

@@ -14,6 +14,7 @@ import * as transfers from './service.ts';
 export async function registerTransferRoutes(app: App, { config, db, clock }: AppContext): Promise<void> {
   const banks = configuredBanks(config);
   const CreateTransferBodySchema = createTransferBodySchema(banks);
+  const creations = transfers.transferCreationQueue(db);
 
   app.post('/api/v2/transfers', {
     config: { auth: 'merchant', module: 'ach', idempotency: 'required' },
@@ -27,7 +28,7 @@ export async function registerTransferRoutes(app: App, { config, db, clock }: Ap
     },
   }, async (request, reply) => {
     const principal = request.principal!;
-    const result = await transfers.createTransfer(db, {
+    const result = await transfers.createTransfer(creations, {
       businessCode: merchantOf(principal),
       idempotencyScope: { caller: callerScope(principal), route: transfers.CREATE_TRANSFER_ROUTE, key: request.idempotencyKey! },
     }, request.body as CreateTransferBody, clock.now());

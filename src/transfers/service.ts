@@ -6,7 +6,10 @@ import type { Database, Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { ApiError, notFound, validationError } from '../http/errors.ts';
 import { pageMeta, pageOffset, pageRequest } from '../http/pagination.ts';
-import { runIdempotent, type IdempotencyScope, type IdempotentResult } from '../idempotency/service.ts';
+import { GroupCommit } from '../db/group-commit.ts';
+import {
+  refusalOutcome, runIdempotentEach, type IdempotencyScope, type IdempotentRequest, type IdempotentResult, type Outcome,
+} from '../idempotency/service.ts';
 import * as ledger from '../ledger/service.ts';
 import { maskAccountNumber } from '../masking.ts';
 import { centavosToAmount, parseAmount } from '../money.ts';
@@ -57,46 +60,75 @@ export function toCreateTransferRequest(body: CreateTransferBody): CreateTransfe
   };
 }
 
+/** A transfer creation waiting for its batch: the caller's idempotency key and the canonical request. */
+export interface TransferCreation extends IdempotentRequest {
+  request: CreateTransferRequest;
+}
+
+/** The creations of this process, written in batches by group commit (one queue per app). */
+export type TransferCreationQueue = GroupCommit<TransferCreation, IdempotentResult>;
+
+export function transferCreationQueue(db: Database): TransferCreationQueue {
+  return new GroupCommit<TransferCreation, IdempotentResult>({
+    // One debit per balance per statement: a merchant's creations go one batch after another.
+    keyOf: (creation) => creation.request.business_code,
+    write: (creations) => runIdempotentEach(db, creations, debitAndRecordTransfers),
+    maxBatch: 64,
+    // Leaves most of the pool to the other requests. On PGlite, which runs one transaction at a time, a
+    // second batch in flight would only wait for the first, and take the requests the next batch should have.
+    maxInFlight: Math.max(1, Math.min(4, Math.floor(db.connections / 2))),
+  });
+}
+
 /**
  * POST /api/v2/transfers after validation: 403 when `business_code` is not the key's merchant, then the
  * idempotent creation. A 201 and a 400 INSUFFICIENT_FUNDS are stored and replayed; anything else is not.
  */
 export async function createTransfer(
-  db: Database,
+  creations: TransferCreationQueue,
   caller: { businessCode: number; idempotencyScope: IdempotencyScope },
   body: CreateTransferBody,
   now: Date,
 ): Promise<IdempotentResult> {
   if (body.business_code !== caller.businessCode) throw new ApiError('BUSINESS_CODE_MISMATCH');
-  const request = toCreateTransferRequest(body);
-  return runIdempotent(db, caller.idempotencyScope, request, now, async (tx) => ({
-    statusCode: 201,
-    body: await debitAndRecordTransfer(tx, request, now),
-  }));
+  return creations.submit({ scope: caller.idempotencyScope, request: toCreateTransferRequest(body), now });
 }
 
-/** The debit, the transfer row and its `transfer.created` event, in the caller's transaction. */
-export async function debitAndRecordTransfer(tx: Transaction, request: CreateTransferRequest, now: Date): Promise<TransferResource> {
-  const businessCode = request.business_code;
-  const movement = await ledger.debit(tx, {
-    businessCode,
+/**
+ * The debits, transfer rows and `transfer.created` events of several creations (at most one per
+ * merchant), in the caller's transaction: 201 with the transfer, or the stored 400 INSUFFICIENT_FUNDS
+ * for a creation whose debit was refused (it wrote nothing). Outcomes in creation order.
+ */
+export async function debitAndRecordTransfers(tx: Transaction, creations: TransferCreation[]): Promise<Outcome[]> {
+  const movements = await ledger.debitEach(tx, creations.map(({ request, now }) => ({
+    businessCode: request.business_code,
     amountCentavos: request.amount_centavos,
     reference: request.reference,
     snapshot: { destination: maskedDestination(request.destination) } satisfies ledger.TransferSnapshot,
     now,
-  });
-  const row = await store.insertTransfer(tx, {
-    businessCode,
-    movementId: movement.id,
+  })));
+  const debited = creations.flatMap((creation, i) => (movements[i] ? [{ creation, movementId: movements[i].id }] : []));
+  const rows = debited.length === 0 ? [] : await store.insertTransfers(tx, debited.map(({ creation: { request, now }, movementId }) => ({
+    businessCode: request.business_code,
+    movementId,
     amountCentavos: request.amount_centavos,
     reference: request.reference,
     bankCode: request.destination.bank_code,
     accountNumber: request.destination.account_number,
     accountTitular: request.destination.account_titular,
-  }, now);
-  const resource = toTransferResource(row);
-  await events.emit(tx, { kind: 'merchant', businessCode }, 'transfer.created', resource, now);
-  return resource;
+    now,
+  })));
+  const rowOfMovement = new Map(rows.map((row) => [row.movement_id, row]));
+  const resources = debited.map(({ movementId }) => toTransferResource(rowOfMovement.get(movementId)!));
+  await events.emitEach(tx, resources.map((resource, n) => ({
+    owner: { kind: 'merchant', businessCode: resource.business_code },
+    type: 'transfer.created',
+    data: resource,
+    now: debited[n]!.creation.now,
+  })));
+  const insufficientFunds = refusalOutcome(new ApiError('INSUFFICIENT_FUNDS'));
+  let next = 0;
+  return movements.map((movement) => (movement ? { statusCode: 201, body: resources[next++] } : insufficientFunds));
 }
 
 export async function getTransfer(db: Queryable, businessCode: number, id: number): Promise<TransferResource> {

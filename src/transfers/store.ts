@@ -25,28 +25,34 @@ export interface TransferRow {
 const TRANSFER_COLUMNS = `id, business_code, movement_id, status, amount_centavos, currency, reference, destination_type,
   bank_code, account_number, account_titular, failure_code, rail_reference, created_at, updated_at`;
 
-export async function insertTransfer(
-  tx: Queryable,
-  transfer: {
-    businessCode: number;
-    movementId: number;
-    amountCentavos: number;
-    reference: string | null;
-    bankCode: number;
-    accountNumber: string;
-    accountTitular: string;
-  },
-  now: Date,
-): Promise<TransferRow> {
+export interface NewTransfer {
+  businessCode: number;
+  movementId: number;
+  amountCentavos: number;
+  reference: string | null;
+  bankCode: number;
+  accountNumber: string;
+  accountTitular: string;
+  now: Date;
+}
+
+/** Inserts PENDING transfers in one statement; ids follow the order given. */
+export async function insertTransfers(tx: Queryable, transfers: readonly NewTransfer[]): Promise<TransferRow[]> {
   const { rows } = await tx.query<TransferRow>(
     `insert into transfers (business_code, movement_id, status, amount_centavos, reference, bank_code, account_number,
                             account_titular, created_at, updated_at)
-     values ($1::bigint, $2::bigint, 'PENDING', $3::bigint, $4::text, $5::integer, $6::text, $7::text, $8::timestamptz, $8::timestamptz)
+     select business_code, movement_id, 'PENDING', amount_centavos, reference, bank_code, account_number, account_titular, at, at
+       from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::timestamptz[])
+         with ordinality as t(business_code, movement_id, amount_centavos, reference, bank_code, account_number, account_titular, at, ord)
+      order by ord
      returning ${TRANSFER_COLUMNS}`,
-    [transfer.businessCode, transfer.movementId, transfer.amountCentavos, transfer.reference, transfer.bankCode,
-      transfer.accountNumber, transfer.accountTitular, now],
+    [
+      transfers.map((t) => t.businessCode), transfers.map((t) => t.movementId), transfers.map((t) => t.amountCentavos),
+      transfers.map((t) => t.reference), transfers.map((t) => t.bankCode), transfers.map((t) => t.accountNumber),
+      transfers.map((t) => t.accountTitular), transfers.map((t) => t.now.toISOString()),
+    ],
   );
-  return rows[0]!;
+  return rows;
 }
 
 export async function findTransfer(tx: Queryable, businessCode: number, id: number): Promise<TransferRow | undefined> {

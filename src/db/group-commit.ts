@@ -1,0 +1,102 @@
+// Group commit: writes that arrive while earlier ones are being written go to the database together, in
+// one transaction of a few multi-row statements, instead of one transaction each. Under load most of a
+// small transaction's cost is per statement and per commit (round trips, parsing, the WAL flush), so
+// sharing them is what lets the database keep up; when the service is idle a write goes alone at once —
+// no timer ever holds one back.
+//
+// Items with the same key never share a batch nor run in two batches at once (a balance is debited once
+// per statement; see ledger.debitEach), so they wait for the next batch. When a whole batch fails, each of
+// its items is retried alone, so one bad item costs the others a retry, never their answer.
+
+export interface GroupCommitOptions<Item, Result> {
+  /** Items of one key are written one batch after another. */
+  keyOf: (item: Item) => string | number;
+  /** Writes a batch in one transaction; one result (or the error of that item alone) per item, in order. */
+  write: (items: Item[]) => Promise<Array<Result | Error>>;
+  /** Most items in one batch. */
+  maxBatch: number;
+  /** Most batches being written at once (each holds a database connection). */
+  maxInFlight: number;
+}
+
+interface Waiting<Item, Result> {
+  item: Item;
+  resolve: (result: Result) => void;
+  reject: (error: unknown) => void;
+}
+
+export class GroupCommit<Item, Result> {
+  private queue: Array<Waiting<Item, Result>> = [];
+  private busyKeys = new Set<string | number>();
+  private inFlight = 0;
+
+  constructor(private readonly options: GroupCommitOptions<Item, Result>) {}
+
+  /** Resolves with the item's result once its batch has committed; rejects with its error. */
+  submit(item: Item): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.startBatches();
+    });
+  }
+
+  private startBatches(): void {
+    while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
+      const batch = this.takeBatch();
+      if (batch.length === 0) return; // everything waiting belongs to keys being written
+      const keys = batch.map((waiting) => this.options.keyOf(waiting.item));
+      for (const key of keys) this.busyKeys.add(key);
+      this.inFlight++;
+      void this.writeBatch(batch).finally(() => {
+        for (const key of keys) this.busyKeys.delete(key);
+        this.inFlight--;
+        this.startBatches();
+      });
+    }
+  }
+
+  /** The oldest waiting items whose keys are free, one per key, up to maxBatch; the rest keep their place. */
+  private takeBatch(): Array<Waiting<Item, Result>> {
+    const batch: Array<Waiting<Item, Result>> = [];
+    const keys = new Set<string | number>();
+    const rest: Array<Waiting<Item, Result>> = [];
+    for (const waiting of this.queue) {
+      const key = this.options.keyOf(waiting.item);
+      if (batch.length < this.options.maxBatch && !this.busyKeys.has(key) && !keys.has(key)) {
+        batch.push(waiting);
+        keys.add(key);
+      } else {
+        rest.push(waiting);
+      }
+    }
+    this.queue = rest;
+    return batch;
+  }
+
+  private async writeBatch(batch: Array<Waiting<Item, Result>>): Promise<void> {
+    try {
+      settle(batch, await this.options.write(batch.map((waiting) => waiting.item)));
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+      for (const waiting of batch) {
+        try {
+          settle([waiting], await this.options.write([waiting.item]));
+        } catch (itemError) {
+          waiting.reject(itemError);
+        }
+      }
+    }
+  }
+}
+
+function settle<Item, Result>(batch: Array<Waiting<Item, Result>>, results: Array<Result | Error>): void {
+  batch.forEach((waiting, i) => {
+    const result = results[i];
+    if (result instanceof Error) waiting.reject(result);
+    else if (result === undefined) waiting.reject(new Error('group commit: the batch returned no result for an item'));
+    else waiting.resolve(result);
+  });
+}

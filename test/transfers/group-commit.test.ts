@@ -1,0 +1,106 @@
+// Transfers created at the same moment are written together (src/db/group-commit.ts): these tests prove
+// that batches really form, that every caller still gets its own answer, and that one creation failing
+// inside a batch costs the others nothing.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as events from '../../src/events/service.ts';
+import * as ledger from '../../src/ledger/service.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { databaseKinds } from '../helpers/databases.ts';
+import { fixtureRoutes } from '../helpers/fixture-routes.ts';
+import { balanceOf, fundedMerchant, postTransfer, transferBody, type Merchant } from './helpers.ts';
+
+describe.each(databaseKinds())('transfers written together on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ kind, plugins: [fixtureRoutes] });
+  });
+  afterAll(() => t.close());
+
+  it('a burst from many merchants shares transactions, and each caller gets exactly its own transfer or refusal', async () => {
+    const merchants: Merchant[] = [];
+    for (let i = 0; i < 12; i++) merchants.push(await fundedMerchant(t, i === 0 ? '15.00' : '100.00'));
+    // Three creations per merchant at once; the first merchant can afford only one of its three.
+    const sent = merchants.flatMap((merchant, m) => [0, 1, 2].map((n) => ({
+      merchant, key: randomUUID(), body: transferBody(merchant.businessCode, { amount: '10.00', reference: `m${m} n${n}` }),
+    })));
+    const responses = await Promise.all(sent.map(({ merchant, body, key }) => postTransfer(t, merchant, body, key)));
+
+    const created = responses.filter((response) => response.status === 201);
+    expect(created).toHaveLength(34);
+    const refused = responses.filter((response) => response.status === 400);
+    expect(refused).toHaveLength(2);
+    for (const response of refused) expect(response.body.code).toBe('INSUFFICIENT_FUNDS');
+    for (const [i, response] of responses.entries()) {
+      if (response.status !== 201) {
+        expect(sent[i]!.merchant).toBe(merchants[0]);
+        continue;
+      }
+      // The answer is this request's transfer, as stored.
+      expect(response.body.reference).toBe(sent[i]!.body.reference);
+      expect(response.body.business_code).toBe(sent[i]!.merchant.businessCode);
+      const read = await t.request('GET', `/api/v2/transfers/${response.body.id}`, { apiKey: sent[i]!.merchant.apiKey });
+      expect(read.body).toEqual(response.body);
+    }
+    expect(new Set(created.map((response) => response.body.id)).size).toBe(34);
+
+    // Rows written by one transaction share its xmin: fewer transactions than transfers means batches
+    // formed. Not on PGlite: it runs one statement at a time, so each request's own reads (its API key)
+    // wait behind the batch in flight and arrive one by one.
+    const { rows } = await t.db.query<{ transactions: number; transfers: number }>(
+      'select count(distinct xmin::text)::int8 as transactions, count(*)::int8 as transfers from transfers where business_code = any($1::bigint[])',
+      [merchants.map((merchant) => merchant.businessCode)],
+    );
+    expect(rows[0]!.transfers).toBe(34);
+    if (kind === 'postgres') expect(rows[0]!.transactions).toBeLessThan(34);
+
+    expect(await balanceOf(t, merchants[0]!)).toEqual({ available: 5, pending_out: 10 });
+    for (const merchant of merchants.slice(1)) expect(await balanceOf(t, merchant)).toEqual({ available: 70, pending_out: 30 });
+    for (const merchant of merchants) {
+      const emitted = await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
+      expect(emitted.filter((event) => event.type === 'transfer.created')).toHaveLength(merchant === merchants[0] ? 1 : 3);
+    }
+    expect((await t.db.transaction((tx) => ledger.checkInvariant(tx))).violations).toEqual([]);
+
+    // Every stored outcome replays as it was answered, the refusals included.
+    const replays = await Promise.all(sent.map(({ merchant, body, key }) => postTransfer(t, merchant, body, key)));
+    for (const [i, replay] of replays.entries()) {
+      expect(replay.status).toBe(responses[i]!.status);
+      expect(replay.body).toEqual(responses[i]!.body);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    }
+  });
+
+  it('a creation that fails inside a batch is retried alone: the others are created, it alone gets the error and nothing is stored for it', async () => {
+    const merchants: Merchant[] = [];
+    for (let i = 0; i < 8; i++) merchants.push(await fundedMerchant(t, '100.00'));
+    // A trigger stands in for an unexpected database failure of one row.
+    await t.db.query(`create function refuse_poison() returns trigger language plpgsql as $$
+      begin
+        if new.reference = 'poison' then raise exception 'poisoned row'; end if;
+        return new;
+      end $$`);
+    await t.db.query('create trigger refuse_poison before insert on transfers for each row execute function refuse_poison()');
+    const poisonKey = randomUUID();
+    const poisonBody = transferBody(merchants[3]!.businessCode, { amount: '10.00', reference: 'poison' });
+    let responses;
+    try {
+      responses = await Promise.all(merchants.map((merchant, i) => i === 3
+        ? postTransfer(t, merchant, poisonBody, poisonKey)
+        : postTransfer(t, merchant, transferBody(merchant.businessCode, { amount: '10.00', reference: `ok ${i}` }))));
+    } finally {
+      await t.db.query('drop trigger refuse_poison on transfers');
+      await t.db.query('drop function refuse_poison()');
+    }
+    responses.forEach((response, i) => expect(response.status).toBe(i === 3 ? 500 : 201));
+    expect(JSON.stringify(responses[3]!.body)).not.toContain('poisoned');
+    expect(await balanceOf(t, merchants[3]!)).toEqual({ available: 100, pending_out: 0 });
+    for (const merchant of merchants.filter((_, i) => i !== 3)) expect(await balanceOf(t, merchant)).toEqual({ available: 90, pending_out: 10 });
+
+    // Nothing was stored for the failed key, so the same request now executes.
+    const retry = await postTransfer(t, merchants[3]!, poisonBody, poisonKey);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await balanceOf(t, merchants[3]!)).toEqual({ available: 90, pending_out: 10 });
+  });
+});

@@ -1,0 +1,104 @@
+// The batching rules of GroupCommit, with a scripted writer (the database side is proven through HTTP in
+// test/transfers/group-commit.test.ts).
+import { describe, expect, it } from 'vitest';
+import { GroupCommit } from '../../src/db/group-commit.ts';
+
+interface Item { key: string; value: number }
+
+/** A writer whose batches stay open until the test releases them. */
+function scriptedWriter() {
+  const batches: Array<{ items: Item[]; release: (results?: Array<number | Error>) => void; fail: (error: Error) => void }> = [];
+  const write = (items: Item[]) => new Promise<Array<number | Error>>((resolve, reject) => {
+    batches.push({ items, release: (results) => resolve(results ?? items.map((item) => item.value * 10)), fail: reject });
+  });
+  return { batches, write };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('GroupCommit', () => {
+  it('writes an item alone at once when nothing is in flight, and the items that arrive meanwhile together next', async () => {
+    const writer = scriptedWriter();
+    const group = new GroupCommit<Item, number>({ keyOf: (item) => item.key, write: writer.write, maxBatch: 10, maxInFlight: 1 });
+    const first = group.submit({ key: 'a', value: 1 });
+    await tick();
+    expect(writer.batches.map((b) => b.items.map((i) => i.value))).toEqual([[1]]);
+    const later = [2, 3, 4].map((value) => group.submit({ key: `k${value}`, value }));
+    await tick();
+    expect(writer.batches).toHaveLength(1);
+    writer.batches[0]!.release();
+    expect(await first).toBe(10);
+    await tick();
+    expect(writer.batches[1]!.items.map((i) => i.value)).toEqual([2, 3, 4]);
+    writer.batches[1]!.release();
+    expect(await Promise.all(later)).toEqual([20, 30, 40]);
+  });
+
+  it('never puts two items of one key in a batch, nor in two batches at once', async () => {
+    const writer = scriptedWriter();
+    const group = new GroupCommit<Item, number>({ keyOf: (item) => item.key, write: writer.write, maxBatch: 10, maxInFlight: 3 });
+    const results = [1, 2, 3].map((value) => group.submit({ key: 'same', value }));
+    const other = group.submit({ key: 'other', value: 4 });
+    await tick();
+    // 'same' 1 runs; 2 and 3 wait for it; 'other' goes in a batch of its own meanwhile.
+    expect(writer.batches.map((b) => b.items.map((i) => i.value))).toEqual([[1], [4]]);
+    writer.batches[0]!.release();
+    await tick();
+    expect(writer.batches.map((b) => b.items.map((i) => i.value))).toEqual([[1], [4], [2]]);
+    writer.batches[2]!.release();
+    await tick();
+    writer.batches[3]!.release();
+    writer.batches[1]!.release();
+    expect(await Promise.all([...results, other])).toEqual([10, 20, 30, 40]);
+  });
+
+  it('caps a batch at maxBatch, oldest first', async () => {
+    const writer = scriptedWriter();
+    const group = new GroupCommit<Item, number>({ keyOf: (item) => item.key, write: writer.write, maxBatch: 2, maxInFlight: 1 });
+    const all = [1, 2, 3, 4, 5].map((value) => group.submit({ key: `k${value}`, value }));
+    await tick();
+    writer.batches[0]!.release();
+    await tick();
+    writer.batches[1]!.release();
+    await tick();
+    writer.batches[2]!.release();
+    await Promise.all(all);
+    expect(writer.batches.map((b) => b.items.map((i) => i.value))).toEqual([[1], [2, 3], [4, 5]]);
+  });
+
+  it('rejects only the item whose result is an error', async () => {
+    const writer = scriptedWriter();
+    const group = new GroupCommit<Item, number>({ keyOf: (item) => item.key, write: writer.write, maxBatch: 10, maxInFlight: 1 });
+    const blocker = group.submit({ key: 'x', value: 0 });
+    const a = group.submit({ key: 'a', value: 1 });
+    const b = group.submit({ key: 'b', value: 2 }).catch((error: Error) => error.message);
+    await tick();
+    writer.batches[0]!.release();
+    await blocker;
+    await tick();
+    writer.batches[1]!.release([10, new Error('refused')]);
+    expect(await a).toBe(10);
+    expect(await b).toBe('refused');
+  });
+
+  it('retries each item of a failed batch alone, so only the failing one gets an error', async () => {
+    const writer = scriptedWriter();
+    const group = new GroupCommit<Item, number>({ keyOf: (item) => item.key, write: writer.write, maxBatch: 10, maxInFlight: 1 });
+    const blocker = group.submit({ key: 'x', value: 0 });
+    const pending = [1, 2, 3].map((value) => group.submit({ key: `k${value}`, value }));
+    const outcomes = pending.map((promise) => promise.then((value) => ({ value }), (error: Error) => ({ error: error.message })));
+    await tick();
+    writer.batches[0]!.release();
+    await blocker;
+    await tick();
+    writer.batches[1]!.fail(new Error('batch failed'));
+    for (const value of [1, 2, 3]) {
+      await tick();
+      const alone = writer.batches.at(-1)!;
+      expect(alone.items.map((i) => i.value)).toEqual([value]);
+      if (value === 2) alone.fail(new Error('item 2 failed'));
+      else alone.release();
+    }
+    expect(await Promise.all(outcomes)).toEqual([{ value: 10 }, { error: 'item 2 failed' }, { value: 30 }]);
+  });
+});
