@@ -4,7 +4,9 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController, type FastifyContextConfig, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest,
+} from 'fastify';
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { registerLedgerRoutes } from '../ledger/routes.ts';
@@ -18,12 +20,12 @@ import { isUuidV4 } from '../idempotency/service.ts';
 import { KeyVerifier, isAdminAuthorization, type AuthRequirement, type Principal } from './auth.ts';
 import { ApiError, validationError } from './errors.ts';
 import { handleError, handleNotFound } from './error-handler.ts';
-import { createMetricsRegistry, registerHttpMetrics } from './metrics.ts';
+import { createMetricsRegistry, httpMetrics } from './metrics.ts';
 import { registerOperationsRoutes } from './operations-routes.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { ErrorSchema } from './schemas.ts';
 import { parseJsonBody, unknownFieldErrors, validatorCompiler } from './validation.ts';
-import { createLogger, logBackgroundError, registerRequestLogging } from './logging.ts';
+import { createLogger, lazyChildLogger, logBackgroundError, logResponse } from './logging.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -71,6 +73,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     // Fastify's two (incoming + completed) with the raw URL, which would put pay and onboarding tokens
     // into the logs and double the logging cost of every POS poll.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (request) => {
       const header = request.headers['x-request-id'];
@@ -105,14 +108,15 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   app.addHook('onReady', () => verifier.start());
   app.addHook('onClose', () => verifier.stop());
 
-  app.addHook('onSend', async (request, reply) => {
+  // Every answer names its request (API.md §1). Set before anything can fail, so errors carry it too.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
 
   // 401 → 429 → 403, before the body is read (API.md §1, order of checks).
-  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const requirement = request.routeOptions.config.auth ?? 'none';
-    if (requirement === 'none') return;
     if (requirement === 'admin') {
       if (!config.adminToken || !isAdminAuthorization(request.headers.authorization, config.adminToken)) {
         throw new ApiError('ADMIN_TOKEN_INVALID');
@@ -139,10 +143,10 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
       if (request.routeOptions.config.module === 'ach' && !principal.achEnabled) throw new ApiError('MODULE_NOT_ENABLED');
     }
     request.principal = principal;
-  });
+  };
 
   // After the body is read, before validation: an empty POST is `{}`, then the Idempotency-Key header (400).
-  app.addHook('preValidation', async (request) => {
+  const readIdempotencyKey = async (request: FastifyRequest) => {
     if (request.body === undefined && request.method === 'POST') request.body = {};
     const rule = request.routeOptions.config.idempotency;
     if (!rule) return;
@@ -153,19 +157,36 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     }
     if (typeof header !== 'string' || !isUuidV4(header)) throw new ApiError('IDEMPOTENCY_KEY_INVALID');
     request.idempotencyKey = header.toLowerCase();
-  });
+  };
 
   // Validation passed but prototype-poisoning keys were removed: they are unknown fields all the same.
-  app.addHook('preHandler', async (request) => {
+  const refuseForbiddenFields = async (request: FastifyRequest) => {
     if (request.forbiddenFields?.length) throw validationError(unknownFieldErrors(request.forbiddenFields));
+  };
+
+  // Each route gets only the hooks it needs, so a POS poll does not pay for body and idempotency checks
+  // and a public page does not pay for authentication: the check order is the same on every route.
+  app.addHook('onRoute', (route) => {
+    const requirement = (route.config as FastifyContextConfig | undefined)?.auth ?? 'none';
+    const readsBody = route.method === 'POST' || (Array.isArray(route.method) && route.method.includes('POST'));
+    if (requirement !== 'none') route.onRequest = [authenticate, ...hooksOf(route.onRequest)];
+    if (readsBody) {
+      route.preValidation = [readIdempotencyKey, ...hooksOf(route.preValidation)];
+      route.preHandler = [refuseForbiddenFields, ...hooksOf(route.preHandler)];
+    }
   });
 
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
 
   const metrics = options.metrics ?? createMetricsRegistry();
-  registerHttpMetrics(app, metrics);
-  registerRequestLogging(app);
+  const countResponse = httpMetrics(metrics);
+  // One synchronous hook for what every answered request leaves behind: its metrics and its log line.
+  app.addHook('onResponse', (request, reply, done) => {
+    countResponse(request, reply);
+    logResponse(request, reply);
+    done();
+  });
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -199,4 +220,10 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   await app.register(async (scope) => registerEventRoutes(scope as unknown as App, context));
   for (const plugin of options.plugins ?? []) await app.register(plugin, context);
   return app as unknown as App;
+}
+
+/** A route option's hooks as a list (Fastify accepts one function or an array). */
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
 }

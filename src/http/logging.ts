@@ -1,6 +1,6 @@
 // JSON-line logs (pino) that never carry API keys, secrets, full account numbers, stack traces or SQL.
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { pino, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
 import { databaseErrorOf } from '../db/database.ts';
 
 /** Paths redacted wherever they appear in a log line. */
@@ -46,15 +46,68 @@ export function logBackgroundError(log: FastifyBaseLogger, error: unknown, conte
 
 /**
  * Logs each answered request once: method, route pattern (never the raw URL, whose path may carry a pay
- * or onboarding token), status and time, with the request id that pino's child logger adds.
+ * or onboarding token), status and time, with the request id.
  */
-export function registerRequestLogging(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info({
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      statusCode: reply.statusCode,
-      responseTimeMs: Math.round(reply.elapsedTime * 10) / 10,
-    }, 'request completed');
-  });
+export function logResponse(request: FastifyRequest, reply: FastifyReply): void {
+  // Through the app's logger with the id Fastify's request logger would add, so that this line, written
+  // for every request, never needs the request's child logger.
+  request.server.log.info({
+    reqId: request.id,
+    method: request.method,
+    route: request.routeOptions.url ?? 'unmatched',
+    statusCode: reply.statusCode,
+    responseTimeMs: Math.round(reply.elapsedTime * 10) / 10,
+  }, 'request completed');
+}
+
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type LogArgs = unknown[];
+
+/**
+ * Fastify gives each request a child logger that stamps its id on each line; pino builds a child eagerly
+ * (serializing its bindings) although most requests never log through it. This one is built on the
+ * first line actually written. A class, so a request costs one small object and no closures.
+ */
+class LazyChildLogger {
+  private built: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  get level(): string {
+    return (this.built ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.real().level = level;
+  }
+
+  // Prototype methods, not arrow fields: no closures per request.
+  fatal(...args: LogArgs): void { this.write('fatal', args); }
+  error(...args: LogArgs): void { this.write('error', args); }
+  warn(...args: LogArgs): void { this.write('warn', args); }
+  info(...args: LogArgs): void { this.write('info', args); }
+  debug(...args: LogArgs): void { this.write('debug', args); }
+  trace(...args: LogArgs): void { this.write('trace', args); }
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.real().child(bindings, options);
+  }
+
+  private write(level: Level, args: LogArgs): void {
+    if ((this.parent as unknown as Logger).isLevelEnabled(level)) (this.real()[level] as (...a: LogArgs) => void)(...args);
+  }
+
+  private real(): FastifyBaseLogger {
+    return (this.built ??= this.parent.child(this.bindings, this.options));
+  }
+}
+
+export function lazyChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  // Its log methods take pino's arguments as they come; it forwards them untouched.
+  return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
 }

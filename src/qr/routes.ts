@@ -105,11 +105,11 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
   }, async (request, reply) => {
     const businessCode = merchantOf(request.principal);
     const ifNoneMatch = request.headers['if-none-match'];
-    const read = () => readOwnQr(businessCode, request.params.id);
-    let found = await read();
+    let found = await readOwnQr(businessCode, request.params.id);
     let now = clock.now();
     if (request.query.wait !== undefined) {
-      ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? qrs.etagOf(found.qr, now), request.query.wait, read));
+      ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? qrs.etagOf(found.qr, now), request.query.wait,
+        () => readOwnQr(businessCode, request.params.id)));
     }
     const etag = qrs.etagOf(found.qr, now);
     reply.header('ETag', etag);
