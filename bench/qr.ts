@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     const service = await start(['src/main.ts'], {
-      DATABASE_URL: withDatabase(serverUrl, database), PORT: String(SERVICE_PORT), RATE_LIMIT: 'off', LOG_LEVEL: 'warn',
+      DATABASE_URL: withDatabase(serverUrl, database), PORT: String(SERVICE_PORT), RATE_LIMIT: 'off', LOG_LEVEL: 'info',
       ADMIN_TOKEN, PUBLIC_BASE_URL: 'https://pay.example.com', MODE: 'sandbox',
     }, /listening on/);
     children.push(service);

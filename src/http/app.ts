@@ -25,7 +25,7 @@ import { registerOperationsRoutes } from './operations-routes.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { ErrorSchema } from './schemas.ts';
 import { parseJsonBody, unknownFieldErrors, validatorCompiler } from './validation.ts';
-import { createLogger, lazyChildLogger, logBackgroundError, logResponse } from './logging.ts';
+import { accessLogger, createLogger, lazyChildLogger, logBackgroundError, logResponse } from './logging.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -181,10 +181,11 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
 
   const metrics = options.metrics ?? createMetricsRegistry();
   const countResponse = httpMetrics(metrics);
+  const accessLog = accessLogger(app.log);
   // One synchronous hook for what every answered request leaves behind: its metrics and its log line.
   app.addHook('onResponse', (request, reply, done) => {
     countResponse(request, reply);
-    logResponse(request, reply);
+    logResponse(accessLog, request, reply);
     done();
   });
 

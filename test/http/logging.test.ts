@@ -1,5 +1,5 @@
 // Request logs: one JSON line per answered request, with its request id, method, route pattern, status and
-// time — never the raw URL, whose path can carry a pay or onboarding token.
+// time — never the raw URL, whose path can carry a pay or onboarding token. Successful reads at debug.
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ describe.each(databaseKinds())('request logs on %s', (kind) => {
     database = await createTestDatabase(kind);
     const config = loadConfig({ DATABASE_URL: 'memory://', ADMIN_TOKEN, RATE_LIMIT: 'off', SANDBOX_SETTLEMENT: 'off' });
     const stream = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } });
-    const logger = pino({ level: 'info' }, stream) as unknown as import('fastify').FastifyBaseLogger;
+    const logger = pino({ level: 'debug' }, stream) as unknown as import('fastify').FastifyBaseLogger;
     app = await buildApp({ config, db: database.db, clock: new TestClock() }, { logger });
     await app.ready();
   });
@@ -33,9 +33,24 @@ describe.each(databaseKinds())('request logs on %s', (kind) => {
     expect([page.statusCode, health.statusCode]).toEqual([404, 200]);
     const requestLines = lines.filter((line) => line.msg === 'request completed');
     expect(requestLines).toHaveLength(2);
-    expect(requestLines[0]).toMatchObject({ reqId: 'req-log-1', method: 'GET', route: '/pay/:token', statusCode: 404 });
-    expect(requestLines[1]).toMatchObject({ reqId: 'req-log-2', method: 'GET', route: '/healthz', statusCode: 200 });
+    // A failed read at info; a successful read (a POS poll, a health check) at debug.
+    expect(requestLines[0]).toMatchObject({ level: 30, reqId: 'req-log-1', method: 'GET', route: '/pay/:token', statusCode: 404 });
+    expect(requestLines[1]).toMatchObject({ level: 20, reqId: 'req-log-2', method: 'GET', route: '/healthz', statusCode: 200 });
     expect(typeof requestLines[0]!.responseTimeMs).toBe('number');
     expect(JSON.stringify(lines)).not.toContain(token);
+  });
+
+  it('logs every write at info, whatever its answer', async () => {
+    lines.length = 0;
+    const refused = await app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: {} });
+    const created = await app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'Logged' } });
+    expect([refused.statusCode, created.statusCode]).toEqual([422, 201]);
+    const requestLines = lines.filter((line) => line.msg === 'request completed');
+    expect(requestLines.map((line) => [line.level, line.method, line.route, line.statusCode])).toEqual([
+      [30, 'POST', '/admin/v1/merchants', 422],
+      [30, 'POST', '/admin/v1/merchants', 201],
+    ]);
+    // The API key of the new merchant is in the response, never in the log.
+    expect(JSON.stringify(lines)).not.toContain(JSON.parse(created.body).api_key);
   });
 });
