@@ -168,7 +168,8 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   // and a public page does not pay for authentication: the check order is the same on every route.
   app.addHook('onRoute', (route) => {
     const requirement = (route.config as FastifyContextConfig | undefined)?.auth ?? 'none';
-    const readsBody = route.method === 'POST' || (Array.isArray(route.method) && route.method.includes('POST'));
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const readsBody = methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS');
     if (requirement !== 'none') route.onRequest = [authenticate, ...hooksOf(route.onRequest)];
     if (readsBody) {
       route.preValidation = [readIdempotencyKey, ...hooksOf(route.preValidation)];

@@ -425,6 +425,14 @@ describe.each(databaseKinds())('errors on %s', (kind) => {
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     });
 
+    it.each(['__proto__', 'constructor', 'prototype'])('answers a "%s" key in a PATCH body with 422 unknown_field, changing nothing', async (key) => {
+      const rawBody = `{"status": "suspended", "${key}": {"polluted": "yes"}}`;
+      const response = await t.request('PATCH', `/admin/v1/merchants/${merchant.businessCode}`, { rawBody, headers: { 'content-type': 'application/json' } });
+      expectFieldErrors(response, { [key]: 'unknown_field' });
+      const after = await t.request('GET', `/admin/v1/merchants/${merchant.businessCode}`);
+      expect(after.body.status).toBe('active');
+    });
+
     it.each(['__proto__', 'constructor', 'prototype'])('answers a nested "%s" key with 422 unknown_field', async (key) => {
       const rawBody = `{"business_code": ${merchant.businessCode}, "amount": 1, "nested": {"note": "n", "${key}": {"polluted": "yes"}}}`;
       const response = await postMovement({ rawBody });
