@@ -5,12 +5,18 @@
 // no timer ever holds one back.
 //
 // Items with the same key never share a batch nor run in two batches at once (a balance is debited once
-// per statement; see ledger.debitEach), so they wait for the next batch. When a whole batch fails, each of
-// its items is retried alone, so one bad item costs the others a retry, never their answer.
+// per statement; see ledger.debitEach), so they wait for the next batch. An item whose exclusive key
+// (its Idempotency-Key) is already queued or being written is refused at once: it must not wait for the
+// first and be answered after it. When a whole batch fails, its items are retried alone, side by side,
+// so one bad item — or one balance another transaction holds — costs the others a retry, never their
+// answer.
 
 export interface GroupCommitOptions<Item, Result> {
   /** Items of one key are written one batch after another. */
   keyOf: (item: Item) => string | number;
+  /** At most one item of an exclusive key is queued or being written; another is refused with `duplicate()`. */
+  exclusiveKeyOf: (item: Item) => string;
+  duplicate: () => Error;
   /** Writes a batch in one transaction; one result (or the error of that item alone) per item, in order. */
   write: (items: Item[]) => Promise<Array<Result | Error>>;
   /** Most items in one batch. */
@@ -28,16 +34,20 @@ interface Waiting<Item, Result> {
 export class GroupCommit<Item, Result> {
   private queue: Array<Waiting<Item, Result>> = [];
   private busyKeys = new Set<string | number>();
+  private exclusiveKeys = new Set<string>();
   private inFlight = 0;
 
   constructor(private readonly options: GroupCommitOptions<Item, Result>) {}
 
   /** Resolves with the item's result once its batch has committed; rejects with its error. */
   submit(item: Item): Promise<Result> {
+    const exclusiveKey = this.options.exclusiveKeyOf(item);
+    if (this.exclusiveKeys.has(exclusiveKey)) return Promise.reject(this.options.duplicate());
+    this.exclusiveKeys.add(exclusiveKey);
     return new Promise<Result>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
       this.startBatches();
-    });
+    }).finally(() => this.exclusiveKeys.delete(exclusiveKey));
   }
 
   private startBatches(): void {
@@ -81,13 +91,14 @@ export class GroupCommit<Item, Result> {
         batch[0]!.reject(error);
         return;
       }
-      for (const waiting of batch) {
+      // Side by side: their keys differ, and an unreachable database then fails them all in one timeout.
+      await Promise.all(batch.map(async (waiting) => {
         try {
           settle([waiting], await this.options.write([waiting.item]));
         } catch (itemError) {
           waiting.reject(itemError);
         }
-      }
+      }));
     }
   }
 }

@@ -19,7 +19,7 @@ import { registerWebhookEndpointRoutes } from '../webhooks/routes.ts';
 import { isUuidV4 } from '../idempotency/service.ts';
 import { KeyVerifier, isAdminAuthorization, type AuthRequirement, type Principal } from './auth.ts';
 import { ApiError, validationError } from './errors.ts';
-import { handleError, handleNotFound } from './error-handler.ts';
+import { handleError, handleFrameworkError, handleNotFound } from './error-handler.ts';
 import { createMetricsRegistry, httpMetrics } from './metrics.ts';
 import { registerOperationsRoutes } from './operations-routes.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -69,7 +69,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   const logger = options.logger ?? createLogger(config.logLevel);
   const app = Fastify({
     loggerInstance: logger,
-    // One line per request, written by registerRequestLogging when the response is sent, instead of
+    // One line per request, written by logResponse when the response is sent, instead of
     // Fastify's two (incoming + completed) with the raw URL, which would put pay and onboarding tokens
     // into the logs and double the logging cost of every POS poll.
     logController: new LogController({ disableRequestLogging: true }),
@@ -79,6 +79,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
       const header = request.headers['x-request-id'];
       return typeof header === 'string' && SAFE_REQUEST_ID.test(header) ? header : crypto.randomUUID();
     },
+    frameworkErrors: handleFrameworkError,
     // Fastify's closing 503 has its own body shape; requests that arrive while draining are served normally.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },

@@ -16,6 +16,9 @@ const FASTIFY_CLIENT_ERRORS: Record<string, () => ApiError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiError('PAYLOAD_TOO_LARGE'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new ApiError('MALFORMED_JSON', { message: 'The body does not match its Content-Length.' }),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new ApiError('MALFORMED_JSON'),
+  // A path that cannot be decoded, or a path parameter past the router's limit, names no resource.
+  FST_ERR_BAD_URL: () => new ApiError('NOT_FOUND', { message: 'The path is not a valid URL.' }),
+  FST_ERR_MAX_PARAM_LENGTH: () => new ApiError('NOT_FOUND', { message: 'The path is not a valid URL.' }),
 };
 
 export function toApiError(error: unknown, request: FastifyRequest): ApiError {
@@ -48,4 +51,13 @@ export async function handleError(this: unknown, error: unknown, request: Fastif
 export async function handleNotFound(request: FastifyRequest, reply: FastifyReply) {
   const error = new ApiError('NOT_FOUND', { message: `No route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}.` });
   return reply.code(error.status).send(error.toBody());
+}
+
+/**
+ * Errors Fastify raises before routing (a path it cannot decode), answered like any other error and
+ * with the request id, instead of Fastify's own body shape.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Request-Id', request.id);
+  void handleError(error, request, reply);
 }

@@ -87,16 +87,31 @@ class LazyChildLogger {
 
   constructor(
     private readonly parent: FastifyBaseLogger,
-    private readonly bindings: Bindings,
+    private readonly childBindings: Bindings,
     private readonly options: ChildLoggerOptions,
   ) {}
 
   get level(): string {
-    return (this.built ?? this.parent).level;
+    return this.built?.level ?? this.options.level ?? this.parent.level;
   }
 
   set level(level: string) {
     this.real().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    // A route's own logLevel (Fastify passes it as the child's level) decides, else the app's.
+    return this.built || this.options.level !== undefined
+      ? (this.real() as unknown as Logger).isLevelEnabled(level)
+      : (this.parent as unknown as Logger).isLevelEnabled(level);
+  }
+
+  bindings(): Bindings {
+    return (this.real() as unknown as Logger).bindings();
+  }
+
+  flush(callback?: (error?: Error) => void): void {
+    (this.parent as unknown as Logger).flush(callback);
   }
 
   // Prototype methods, not arrow fields: no closures per request.
@@ -113,11 +128,11 @@ class LazyChildLogger {
   }
 
   private write(level: Level, args: LogArgs): void {
-    if ((this.parent as unknown as Logger).isLevelEnabled(level)) (this.real()[level] as (...a: LogArgs) => void)(...args);
+    if (this.isLevelEnabled(level)) (this.real()[level] as (...a: LogArgs) => void)(...args);
   }
 
   private real(): FastifyBaseLogger {
-    return (this.built ??= this.parent.child(this.bindings, this.options));
+    return (this.built ??= this.parent.child(this.childBindings, this.options));
   }
 }
 

@@ -65,7 +65,7 @@ export async function runIdempotent(
 
 /**
  * `runIdempotent` for several requests in one transaction (requests written together, see
- * transfers/creation-queue.ts). Each result, in request order, is the stored outcome replayed, the
+ * src/db/group-commit.ts). Each result, in request order, is the stored outcome replayed, the
  * fresh outcome, or the ApiError that request alone gets (its key in use, or reused with another
  * request). `work` receives only the requests whose keys it may execute and returns their outcomes in
  * the same order; a storable refusal among them (see `refusalOutcome`) must have written nothing. If

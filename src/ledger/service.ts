@@ -80,9 +80,11 @@ export async function debit(tx: Transaction, request: DebitRequest): Promise<Mov
 
 /**
  * `debit` for several merchants at once, in one statement (transfers created together, see
- * transfers/creation-queue.ts): each result, in request order, is the movement, or null when that
+ * src/db/group-commit.ts): each result, in request order, is the movement, or null when that
  * merchant's `available` does not cover its amount — a refusal that wrote nothing and leaves the others
- * and the transaction intact.
+ * and the transaction intact. A single debit waits for its balance's lock; several do not: if another
+ * transaction holds one of the balances, the call fails at once (lock_not_available) rather than hold
+ * up every other merchant, and the caller retries each debit alone.
  */
 export async function debitEach(tx: Transaction, requests: readonly DebitRequest[]): Promise<Array<MovementRow | null>> {
   const merchants = new Set<number>();
@@ -91,7 +93,7 @@ export async function debitEach(tx: Transaction, requests: readonly DebitRequest
     if (merchants.has(request.businessCode)) throw new LedgerError(`merchant ${request.businessCode} is debited twice in one call`);
     merchants.add(request.businessCode);
   }
-  const rows = await store.debitAndRecordTransfers(tx, requests);
+  const rows = await store.debitAndRecordTransfers(tx, requests, { waitForLocks: requests.length === 1 });
   return rows.map((row, i) => {
     if (row.outcome === 'no_balance') throw new LedgerError(`merchant ${requests[i]!.businessCode} has no balance`);
     return row.outcome === 'debited' ? row.movement : null;

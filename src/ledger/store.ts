@@ -84,15 +84,22 @@ export type TransferDebitRow =
  * re-evaluates `available >= amount` on the newest version after the lock, so N concurrent debits can
  * never overdraw; the CHECK `balances_available_nonnegative` stands behind it. A refused debit writes
  * nothing. One UPDATE changes a row once, hence one debit per merchant per call (the caller's rule).
+ *
+ * Without `waitForLocks`, a balance another transaction holds fails the statement at once (SQLSTATE
+ * 55P03) instead of keeping every other merchant of the call waiting behind it.
  */
-export async function debitAndRecordTransfers(tx: Queryable, debits: readonly TransferDebit[]): Promise<TransferDebitRow[]> {
+export async function debitAndRecordTransfers(
+  tx: Queryable,
+  debits: readonly TransferDebit[],
+  { waitForLocks }: { waitForLocks: boolean },
+): Promise<TransferDebitRow[]> {
   const { rows } = await tx.query<MovementRow & { has_balance: boolean; debited: boolean }>(
     `with request as (
        select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::jsonb[], $5::timestamptz[]) with ordinality
          as r(business_code, amount_centavos, reference, snapshot, at, ord)
      ), locked as (
        select business_code from balances where business_code in (select business_code from request)
-        order by business_code for no key update
+        order by business_code for no key update${waitForLocks ? '' : ' nowait'}
      ), debited as (
        update balances b
           set available_centavos = b.available_centavos - r.amount_centavos,

@@ -1,5 +1,5 @@
 // API key material: readable kind prefixes, >= 128 random bits, SHA-256 at rest, a clear prefix to name a key.
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Mode } from '../config.ts';
 import { randomBase62 } from '../ids.ts';
 
@@ -29,7 +29,7 @@ export function generateApiKey(owner: KeyOwnerKind, mode: Mode): NewApiKey {
 
 /** SHA-256 is right for keys with >= 128 random bits: a slow password hash would add latency, not safety. */
 export function hashApiKey(apiKey: string): string {
-  return hash('sha256', apiKey, 'hex');
+  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
 }
 
 /** A cheap shape check that spares the database a lookup for text that cannot be a key. */

@@ -72,6 +72,10 @@ export function transferCreationQueue(db: Database): TransferCreationQueue {
   return new GroupCommit<TransferCreation, IdempotentResult>({
     // One debit per balance per statement: a merchant's creations go one batch after another.
     keyOf: (creation) => creation.request.business_code,
+    // The same key again while the first is queued or being written: 409 at once (API.md §4.1), as the
+    // advisory lock answers it between processes.
+    exclusiveKeyOf: ({ scope }) => `${scope.caller}\n${scope.route}\n${scope.key.toLowerCase()}`,
+    duplicate: () => new ApiError('IDEMPOTENCY_KEY_IN_USE'),
     write: (creations) => runIdempotentEach(db, creations, debitAndRecordTransfers),
     maxBatch: 64,
     // Two: one batch commits while the next is written. More only makes batches smaller (bench/transfers.ts:

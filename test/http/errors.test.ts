@@ -277,6 +277,14 @@ describe.each(databaseKinds())('errors on %s', (kind) => {
   });
 
   describe('X-Request-Id', () => {
+    it('answers a path that cannot be decoded with 404 NOT_FOUND in the contract shape, with its request id', async () => {
+      for (const path of ['/api/v2/simple-qrs/%E0%A4%A', '/%']) {
+        const response = await t.request('GET', path, { headers: { 'x-request-id': 'bad-url-1' } });
+        expectApiError(response, 'NOT_FOUND');
+        expect(response.headers.get('x-request-id')).toBe('bad-url-1');
+      }
+    });
+
     it('echoes a safe caller request id on an error', async () => {
       const response = await t.request('GET', '/api/v2/no-such-thing', { headers: { 'x-request-id': 'pos-42:retry.1_A-b' } });
       expectApiError(response, 'NOT_FOUND');

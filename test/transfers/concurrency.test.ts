@@ -81,6 +81,66 @@ describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres' as c
     expect(await balanceOf(first, merchant)).toEqual({ available: 90, pending_out: 10 });
   });
 
+  it('the same key again in the same instance while the first is still executing: 409 at once, one transfer', async () => {
+    const merchant = await fundedMerchant(first, '100.00');
+    const key = randomUUID();
+    const body = transferBody(merchant.businessCode, { amount: '10.00' });
+    const blocker = new pg.Client({ connectionString: first.database.url });
+    await blocker.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query('select * from balances where business_code = $1 for update', [merchant.businessCode]);
+      const inFlight = postTransfer(first, merchant, body, key);
+      await waitUntil(async () => {
+        const { rows } = await blocker.query(`select count(*)::int as held from pg_locks where locktype = 'advisory' and granted and pid <> pg_backend_pid()`);
+        return rows[0].held > 0;
+      });
+      const started = performance.now();
+      const again = await postTransfer(first, merchant, body, key);
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+      expect(performance.now() - started).toBeLessThan(2_000); // answered at once, not after the first
+      await blocker.query('commit');
+      expect((await inFlight).status).toBe(201);
+      const retry = await postTransfer(first, merchant, body, key);
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    } finally {
+      await blocker.query('rollback').catch(() => {});
+      await blocker.end();
+    }
+    expect(await balanceOf(first, merchant)).toEqual({ available: 90, pending_out: 10 });
+  });
+
+  it('a balance held by another transaction delays only its own merchant\'s transfer, never the others\' written with it', async () => {
+    const held = await fundedMerchant(first, '100.00');
+    const others = [];
+    for (let i = 0; i < 10; i++) others.push(await fundedMerchant(first, '100.00'));
+    const blocker = new pg.Client({ connectionString: first.database.url });
+    await blocker.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query('select * from balances where business_code = $1 for update', [held.businessCode]);
+      // The held merchant's transfer is sent among the others, so it shares a batch with some of them.
+      const heldTransfer = postTransfer(first, held, transferBody(held.businessCode, { amount: '10.00' }));
+      const started = performance.now();
+      const responses = await Promise.all(others.map((merchant) => postTransfer(first, merchant, transferBody(merchant.businessCode, { amount: '10.00' }))));
+      expect(responses.map((response) => response.status)).toEqual(others.map(() => 201));
+      expect(performance.now() - started).toBeLessThan(3_000); // not held until the blocker lets go
+      let settled = false;
+      void heldTransfer.then(() => { settled = true; });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(settled).toBe(false); // still waiting for its balance
+      await blocker.query('commit');
+      expect((await heldTransfer).status).toBe(201);
+    } finally {
+      await blocker.query('rollback').catch(() => {});
+      await blocker.end();
+    }
+    expect(await balanceOf(first, held)).toEqual({ available: 90, pending_out: 10 });
+    for (const merchant of others) expect(await balanceOf(first, merchant)).toEqual({ available: 90, pending_out: 10 });
+  });
+
   it('the same key sent 10 times at once from two instances creates one transfer', async () => {
     const merchant = await fundedMerchant(first, '100.00');
     const key = randomUUID();

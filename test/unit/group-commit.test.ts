@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/db/group-commit.ts';
 
-interface Item { key: string; value: number }
+interface Item { key: string; value: number; id?: string }
 
 /** A writer whose batches stay open until the test releases them. */
 function scriptedWriter() {
@@ -16,10 +16,19 @@ function scriptedWriter() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+function groupOf(write: (items: Item[]) => Promise<Array<number | Error>>, maxBatch: number, maxInFlight: number) {
+  return new GroupCommit<Item, number>({
+    keyOf: (item) => item.key,
+    exclusiveKeyOf: (item) => item.id ?? `${item.key}:${item.value}`,
+    duplicate: () => new Error('duplicate'),
+    write, maxBatch, maxInFlight,
+  });
+}
+
 describe('GroupCommit', () => {
   it('writes an item alone at once when nothing is in flight, and the items that arrive meanwhile together next', async () => {
     const writer = scriptedWriter();
-    const group = new GroupCommit<Item, number>({ keyOf: (item) => item.key, write: writer.write, maxBatch: 10, maxInFlight: 1 });
+    const group = groupOf(writer.write, 10, 1);
     const first = group.submit({ key: 'a', value: 1 });
     await tick();
     expect(writer.batches.map((b) => b.items.map((i) => i.value))).toEqual([[1]]);
@@ -36,7 +45,7 @@ describe('GroupCommit', () => {
 
   it('never puts two items of one key in a batch, nor in two batches at once', async () => {
     const writer = scriptedWriter();
-    const group = new GroupCommit<Item, number>({ keyOf: (item) => item.key, write: writer.write, maxBatch: 10, maxInFlight: 3 });
+    const group = groupOf(writer.write, 10, 3);
     const results = [1, 2, 3].map((value) => group.submit({ key: 'same', value }));
     const other = group.submit({ key: 'other', value: 4 });
     await tick();
@@ -54,7 +63,7 @@ describe('GroupCommit', () => {
 
   it('caps a batch at maxBatch, oldest first', async () => {
     const writer = scriptedWriter();
-    const group = new GroupCommit<Item, number>({ keyOf: (item) => item.key, write: writer.write, maxBatch: 2, maxInFlight: 1 });
+    const group = groupOf(writer.write, 2, 1);
     const all = [1, 2, 3, 4, 5].map((value) => group.submit({ key: `k${value}`, value }));
     await tick();
     writer.batches[0]!.release();
@@ -68,7 +77,7 @@ describe('GroupCommit', () => {
 
   it('rejects only the item whose result is an error', async () => {
     const writer = scriptedWriter();
-    const group = new GroupCommit<Item, number>({ keyOf: (item) => item.key, write: writer.write, maxBatch: 10, maxInFlight: 1 });
+    const group = groupOf(writer.write, 10, 1);
     const blocker = group.submit({ key: 'x', value: 0 });
     const a = group.submit({ key: 'a', value: 1 });
     const b = group.submit({ key: 'b', value: 2 }).catch((error: Error) => error.message);
@@ -81,9 +90,9 @@ describe('GroupCommit', () => {
     expect(await b).toBe('refused');
   });
 
-  it('retries each item of a failed batch alone, so only the failing one gets an error', async () => {
+  it('retries the items of a failed batch alone, side by side, so only the failing one gets an error', async () => {
     const writer = scriptedWriter();
-    const group = new GroupCommit<Item, number>({ keyOf: (item) => item.key, write: writer.write, maxBatch: 10, maxInFlight: 1 });
+    const group = groupOf(writer.write, 10, 1);
     const blocker = group.submit({ key: 'x', value: 0 });
     const pending = [1, 2, 3].map((value) => group.submit({ key: `k${value}`, value }));
     const outcomes = pending.map((promise) => promise.then((value) => ({ value }), (error: Error) => ({ error: error.message })));
@@ -92,13 +101,28 @@ describe('GroupCommit', () => {
     await blocker;
     await tick();
     writer.batches[1]!.fail(new Error('batch failed'));
-    for (const value of [1, 2, 3]) {
-      await tick();
-      const alone = writer.batches.at(-1)!;
-      expect(alone.items.map((i) => i.value)).toEqual([value]);
-      if (value === 2) alone.fail(new Error('item 2 failed'));
-      else alone.release();
-    }
+    await tick();
+    // All three retries are under way at once.
+    const alone = writer.batches.slice(2);
+    expect(alone.map((b) => b.items.map((i) => i.value))).toEqual([[1], [2], [3]]);
+    alone[1]!.fail(new Error('item 2 failed'));
+    alone[0]!.release();
+    alone[2]!.release();
     expect(await Promise.all(outcomes)).toEqual([{ value: 10 }, { error: 'item 2 failed' }, { value: 30 }]);
+  });
+
+  it('refuses at once an item whose exclusive key is queued or being written, and accepts it again afterwards', async () => {
+    const writer = scriptedWriter();
+    const group = groupOf(writer.write, 10, 1);
+    const first = group.submit({ key: 'a', value: 1, id: 'key-1' });
+    await expect(group.submit({ key: 'a', value: 1, id: 'key-1' })).rejects.toThrow('duplicate');
+    await expect(group.submit({ key: 'b', value: 2, id: 'key-1' })).rejects.toThrow('duplicate');
+    await tick();
+    writer.batches[0]!.release();
+    expect(await first).toBe(10);
+    const again = group.submit({ key: 'a', value: 1, id: 'key-1' });
+    await tick();
+    writer.batches[1]!.release();
+    expect(await again).toBe(10);
   });
 });
