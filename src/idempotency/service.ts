@@ -84,8 +84,8 @@ export async function runIdempotentEach<R extends IdempotentRequest>(
     const seen = new Set<string>();
     claims.forEach((claim, i) => {
       const { scope } = requests[i]!;
-      const scopeKey = `${scope.caller}\n${scope.route}\n${scope.key.toLowerCase()}`;
-      if (!claim.locked || seen.has(scopeKey)) {
+      const key = scopeKey(scope);
+      if (!claim.locked || seen.has(key)) {
         results[i] = new ApiError('IDEMPOTENCY_KEY_IN_USE');
       } else if (claim.request_hash !== null) {
         results[i] = claim.request_hash === hashes[i]
@@ -94,7 +94,7 @@ export async function runIdempotentEach<R extends IdempotentRequest>(
       } else {
         toExecute.push(i);
       }
-      seen.add(scopeKey);
+      seen.add(key);
     });
     if (toExecute.length === 0) return results as Array<IdempotentResult | ApiError>;
 
@@ -112,6 +112,11 @@ export async function runIdempotentEach<R extends IdempotentRequest>(
     });
     return results as Array<IdempotentResult | ApiError>;
   });
+}
+
+/** One string per (caller, route, key): UUIDs compare case-insensitively, as the database compares them. */
+export function scopeKey(scope: IdempotencyScope): string {
+  return `${scope.caller}\n${scope.route}\n${scope.key.toLowerCase()}`;
 }
 
 /** The stored outcome of a refusal that is replayed like a success (API.md §4.1: INSUFFICIENT_FUNDS). */

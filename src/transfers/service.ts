@@ -8,7 +8,7 @@ import { ApiError, notFound, validationError } from '../http/errors.ts';
 import { pageMeta, pageOffset, pageRequest } from '../http/pagination.ts';
 import { GroupCommit } from '../db/group-commit.ts';
 import {
-  refusalOutcome, runIdempotentEach, type IdempotencyScope, type IdempotentRequest, type IdempotentResult, type Outcome,
+  refusalOutcome, runIdempotentEach, scopeKey, type IdempotencyScope, type IdempotentRequest, type IdempotentResult, type Outcome,
 } from '../idempotency/service.ts';
 import * as ledger from '../ledger/service.ts';
 import { maskAccountNumber } from '../masking.ts';
@@ -74,7 +74,7 @@ export function transferCreationQueue(db: Database): TransferCreationQueue {
     keyOf: (creation) => creation.request.business_code,
     // The same key again while the first is queued or being written: 409 at once (API.md §4.1), as the
     // advisory lock answers it between processes.
-    exclusiveKeyOf: ({ scope }) => `${scope.caller}\n${scope.route}\n${scope.key.toLowerCase()}`,
+    exclusiveKeyOf: ({ scope }) => scopeKey(scope),
     duplicate: () => new ApiError('IDEMPOTENCY_KEY_IN_USE'),
     write: (creations) => runIdempotentEach(db, creations, debitAndRecordTransfers),
     maxBatch: 64,
