@@ -46,67 +46,32 @@ describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres' as c
       .rejects.toMatchObject({ constraint: 'balances_available_nonnegative' });
   });
 
-  it('the same key on two instances at once: the second answers 409 IDEMPOTENCY_KEY_IN_USE, one transfer is made', async () => {
+  it.each([
+    ['on another instance', () => second],
+    ['on the same instance', () => first],
+  ])('the same key again %s while the first is still executing: 409 IDEMPOTENCY_KEY_IN_USE at once, one transfer', async (_where, otherApp) => {
     const merchant = await fundedMerchant(first, '100.00');
     const key = randomUUID();
     const body = transferBody(merchant.businessCode, { amount: '10.00' });
     // A third connection holds the balance row, so the first request stops inside its transaction,
     // after it has taken the key's advisory lock.
-    const blocker = new pg.Client({ connectionString: first.database.url });
-    await blocker.connect();
+    const blocker = await holdBalance(first.database.url, merchant.businessCode);
     try {
-      await blocker.query('begin');
-      await blocker.query('select * from balances where business_code = $1 for update', [merchant.businessCode]);
       const inFlight = postTransfer(first, merchant, body, key);
-      await waitUntil(async () => {
-        const { rows } = await blocker.query(`select count(*)::int as held from pg_locks where locktype = 'advisory' and granted and pid <> pg_backend_pid()`);
-        return rows[0].held > 0;
-      });
+      await blocker.waitForAdvisoryLock();
       const started = performance.now();
-      const concurrent = await postTransfer(second, merchant, body, key);
+      const concurrent = await postTransfer(otherApp(), merchant, body, key);
       expect(concurrent.status).toBe(409);
       expect(concurrent.body).toEqual({ type: 'idempotency_error', code: 'IDEMPOTENCY_KEY_IN_USE', message: expect.any(String) });
-      expect(performance.now() - started).toBeLessThan(2_000); // answered at once, not after waiting
-      await blocker.query('commit');
+      expect(performance.now() - started).toBeLessThan(2_000); // answered at once, not after the first
+      await blocker.release();
       const winner = await inFlight;
       expect(winner.status).toBe(201);
-      const retry = await postTransfer(second, merchant, body, key);
+      const retry = await postTransfer(otherApp(), merchant, body, key);
       expect(retry.status).toBe(201);
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
       expect(retry.body.id).toBe(winner.body.id);
     } finally {
-      await blocker.query('rollback').catch(() => {});
-      await blocker.end();
-    }
-    expect(await balanceOf(first, merchant)).toEqual({ available: 90, pending_out: 10 });
-  });
-
-  it('the same key again in the same instance while the first is still executing: 409 at once, one transfer', async () => {
-    const merchant = await fundedMerchant(first, '100.00');
-    const key = randomUUID();
-    const body = transferBody(merchant.businessCode, { amount: '10.00' });
-    const blocker = new pg.Client({ connectionString: first.database.url });
-    await blocker.connect();
-    try {
-      await blocker.query('begin');
-      await blocker.query('select * from balances where business_code = $1 for update', [merchant.businessCode]);
-      const inFlight = postTransfer(first, merchant, body, key);
-      await waitUntil(async () => {
-        const { rows } = await blocker.query(`select count(*)::int as held from pg_locks where locktype = 'advisory' and granted and pid <> pg_backend_pid()`);
-        return rows[0].held > 0;
-      });
-      const started = performance.now();
-      const again = await postTransfer(first, merchant, body, key);
-      expect(again.status).toBe(409);
-      expect(again.body.code).toBe('IDEMPOTENCY_KEY_IN_USE');
-      expect(performance.now() - started).toBeLessThan(2_000); // answered at once, not after the first
-      await blocker.query('commit');
-      expect((await inFlight).status).toBe(201);
-      const retry = await postTransfer(first, merchant, body, key);
-      expect(retry.status).toBe(201);
-      expect(retry.headers.get('idempotent-replayed')).toBe('true');
-    } finally {
-      await blocker.query('rollback').catch(() => {});
       await blocker.end();
     }
     expect(await balanceOf(first, merchant)).toEqual({ available: 90, pending_out: 10 });
@@ -116,11 +81,8 @@ describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres' as c
     const held = await fundedMerchant(first, '100.00');
     const others = [];
     for (let i = 0; i < 10; i++) others.push(await fundedMerchant(first, '100.00'));
-    const blocker = new pg.Client({ connectionString: first.database.url });
-    await blocker.connect();
+    const blocker = await holdBalance(first.database.url, held.businessCode);
     try {
-      await blocker.query('begin');
-      await blocker.query('select * from balances where business_code = $1 for update', [held.businessCode]);
       // The held merchant's transfer is sent among the others, so it shares a batch with some of them.
       const heldTransfer = postTransfer(first, held, transferBody(held.businessCode, { amount: '10.00' }));
       const started = performance.now();
@@ -131,10 +93,9 @@ describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres' as c
       void heldTransfer.then(() => { settled = true; });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(settled).toBe(false); // still waiting for its balance
-      await blocker.query('commit');
+      await blocker.release();
       expect((await heldTransfer).status).toBe(201);
     } finally {
-      await blocker.query('rollback').catch(() => {});
       await blocker.end();
     }
     expect(await balanceOf(first, held)).toEqual({ available: 90, pending_out: 10 });
@@ -215,6 +176,26 @@ describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres' as c
     }
   });
 });
+
+/** Another connection holding a merchant's balance row until `release` (or `end`, which rolls back). */
+async function holdBalance(url: string | undefined, businessCode: number) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('begin');
+  await client.query('select * from balances where business_code = $1 for update', [businessCode]);
+  return {
+    /** Resolves once some other session holds an advisory lock: a request has claimed its Idempotency-Key. */
+    waitForAdvisoryLock: () => waitUntil(async () => {
+      const { rows } = await client.query(`select count(*)::int as held from pg_locks where locktype = 'advisory' and granted and pid <> pg_backend_pid()`);
+      return rows[0].held > 0;
+    }),
+    release: () => client.query('commit'),
+    end: async () => {
+      await client.query('rollback').catch(() => {});
+      await client.end();
+    },
+  };
+}
 
 async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
