@@ -1,5 +1,5 @@
 // API key material: readable kind prefixes, >= 128 random bits, SHA-256 at rest, a clear prefix to name a key.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Mode } from '../config.ts';
 import { randomBase62 } from '../ids.ts';
 
@@ -27,9 +27,12 @@ export function generateApiKey(owner: KeyOwnerKind, mode: Mode): NewApiKey {
   return { apiKey, keyPrefix: apiKey.slice(0, kindPrefix.length + VISIBLE_LENGTH), keyHash: hashApiKey(apiKey) };
 }
 
-/** SHA-256 is right for keys with >= 128 random bits: a slow password hash would add latency, not safety. */
+/**
+ * SHA-256 is right for keys with >= 128 random bits: a slow password hash would add latency, not safety.
+ * The one-shot `crypto.hash` (no Hash object per call) because every authenticated request hashes its key.
+ */
 export function hashApiKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+  return hash('sha256', apiKey, 'hex');
 }
 
 /** A cheap shape check that spares the database a lookup for text that cannot be a key. */
