@@ -115,35 +115,46 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     done();
   });
 
-  // 401 → 429 → 403, before the body is read (API.md §1, order of checks).
-  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
-    const requirement = request.routeOptions.config.auth ?? 'none';
+  // 401 → 429 → 403, before the body is read (API.md §1, order of checks). One hook per route, built when
+  // the route is added, so a request does not look its route's options up (Fastify builds that object anew
+  // on each access).
+  const authenticatorFor = (requirement: Exclude<AuthRequirement, 'none'>, module: FastifyContextConfig['module']) => {
     if (requirement === 'admin') {
-      if (!config.adminToken || !isAdminAuthorization(request.headers.authorization, config.adminToken)) {
-        throw new ApiError('ADMIN_TOKEN_INVALID');
+      return async (request: FastifyRequest) => {
+        if (!config.adminToken || !isAdminAuthorization(request.headers.authorization, config.adminToken)) {
+          throw new ApiError('ADMIN_TOKEN_INVALID');
+        }
+      };
+    }
+    /** The checks after the key is known (429 → 403); the refusal, or undefined once the caller is admitted. */
+    const admit = (request: FastifyRequest, reply: FastifyReply, principal: Principal | null): ApiError | undefined => {
+      if (!principal) return new ApiError('API_KEY_INVALID');
+      if (rateLimiter) {
+        const decision = rateLimiter.take(principal.keyPrefix, performance.now());
+        reply.header('RateLimit-Limit', decision.limit);
+        reply.header('RateLimit-Remaining', decision.remaining);
+        reply.header('RateLimit-Reset', decision.resetSeconds);
+        if (!decision.allowed) {
+          return new ApiError('RATE_LIMITED', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+        }
       }
-      return;
-    }
-    const header = request.headers['x-api-key'];
-    if (typeof header !== 'string' || header === '') throw new ApiError('API_KEY_MISSING');
-    const principal = await verifier.verify(header);
-    if (!principal) throw new ApiError('API_KEY_INVALID');
-    if (rateLimiter) {
-      const decision = rateLimiter.take(principal.keyPrefix, performance.now());
-      reply.header('RateLimit-Limit', decision.limit);
-      reply.header('RateLimit-Remaining', decision.remaining);
-      reply.header('RateLimit-Reset', decision.resetSeconds);
-      if (!decision.allowed) {
-        throw new ApiError('RATE_LIMITED', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+      if (requirement === 'merchant' && principal.kind !== 'merchant') return new ApiError('MERCHANT_KEY_REQUIRED');
+      if (requirement === 'partner' && principal.kind !== 'partner') return new ApiError('MASTER_KEY_REQUIRED');
+      if (principal.kind === 'merchant') {
+        if (principal.suspended) return new ApiError('MERCHANT_SUSPENDED');
+        if (module === 'ach' && !principal.achEnabled) return new ApiError('MODULE_NOT_ENABLED');
       }
-    }
-    if (requirement === 'merchant' && principal.kind !== 'merchant') throw new ApiError('MERCHANT_KEY_REQUIRED');
-    if (requirement === 'partner' && principal.kind !== 'partner') throw new ApiError('MASTER_KEY_REQUIRED');
-    if (principal.kind === 'merchant') {
-      if (principal.suspended) throw new ApiError('MERCHANT_SUSPENDED');
-      if (request.routeOptions.config.module === 'ach' && !principal.achEnabled) throw new ApiError('MODULE_NOT_ENABLED');
-    }
-    request.principal = principal;
+      request.principal = principal;
+      return undefined;
+    };
+    // Callback style rather than async: a key verified in the last few seconds is admitted without a promise.
+    return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+      const header = request.headers['x-api-key'];
+      if (typeof header !== 'string' || header === '') return done(new ApiError('API_KEY_MISSING'));
+      const verified = verifier.verify(header);
+      if (verified instanceof Promise) verified.then((principal) => done(admit(request, reply, principal)), done);
+      else done(admit(request, reply, verified));
+    };
   };
 
   // After the body is read, before validation: an empty POST is `{}`, then the Idempotency-Key header (400).
@@ -168,10 +179,11 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   // Each route gets only the hooks it needs, so a POS poll does not pay for body and idempotency checks
   // and a public page does not pay for authentication: the check order is the same on every route.
   app.addHook('onRoute', (route) => {
-    const requirement = (route.config as FastifyContextConfig | undefined)?.auth ?? 'none';
+    const routeConfig = route.config as FastifyContextConfig | undefined;
+    const requirement = routeConfig?.auth ?? 'none';
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const readsBody = methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS');
-    if (requirement !== 'none') route.onRequest = [authenticate, ...hooksOf(route.onRequest)];
+    if (requirement !== 'none') route.onRequest = [authenticatorFor(requirement, routeConfig?.module), ...hooksOf(route.onRequest)];
     if (readsBody) {
       route.preValidation = [readIdempotencyKey, ...hooksOf(route.preValidation)];
       route.preHandler = [refuseForbiddenFields, ...hooksOf(route.preHandler)];
