@@ -13,10 +13,15 @@ export class QrReadCache {
   private readonly entries = new Map<string, { found: QrWithLastPayment; storedAtMs: number }>();
   private invalidations = 0;
 
-  async read(qrId: string, load: () => Promise<QrWithLastPayment | undefined>): Promise<QrWithLastPayment | undefined> {
-    const nowMs = performance.now();
+  /** The cached state of `qrId` if it is fresh enough, without waiting: a POS poll is usually answered here. */
+  peek(qrId: string): QrWithLastPayment | undefined {
     const hit = this.entries.get(qrId);
-    if (hit && nowMs - hit.storedAtMs < TTL_MS) return hit.found;
+    return hit && performance.now() - hit.storedAtMs < TTL_MS ? hit.found : undefined;
+  }
+
+  async read(qrId: string, load: () => Promise<QrWithLastPayment | undefined>): Promise<QrWithLastPayment | undefined> {
+    const hit = this.peek(qrId);
+    if (hit) return hit;
     const before = this.invalidations;
     const found = await load();
     if (found && this.invalidations === before) {

@@ -48,15 +48,28 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
   // The hosted pages live in their own scope: it alone accepts form posts.
   await app.register(async (scope) => registerPayPages(scope as unknown as App, context, watcher));
 
-  /** A QR of this merchant, through the read cache; another merchant's QR is not found (404). */
-  const readOwnQr = async (businessCode: number, qrId: string) => {
-    const found = await watcher.cache.read(qrId, () => qrs.findQrById(db, qrId));
+  /** `found` if it is a QR of this merchant; another merchant's QR is not found (404). */
+  const ownQr = (businessCode: number, found: qrs.QrWithLastPayment | undefined) => {
     if (!found || found.qr.business_code !== businessCode) throw notFound('QR');
     return found;
   };
+  /** A QR of this merchant, through the read cache. */
+  const readOwnQr = async (businessCode: number, qrId: string) => ownQr(businessCode, await watcher.cache.read(qrId, () => qrs.findQrById(db, qrId)));
 
-  /** JSON of a cached read at a given ETag (the view is a pure function of the row and the effective state). */
-  const serializedViews = new WeakMap<qrs.QrWithLastPayment, { etag: string; json: string }>();
+  // POS polling reads the same state again and again: the ETag and JSON of a cached read are built once
+  // and kept until its effective state can next change by itself (its expiry). The view is a pure function
+  // of the row and the effective state, and a new read is a new object, so a change is never missed.
+  const views = new WeakMap<qrs.QrWithLastPayment, { etag: string; json: string; validUntilMs: number }>();
+  const viewOf = (found: qrs.QrWithLastPayment, now: Date) => {
+    let view = views.get(found);
+    if (!view || now.getTime() >= view.validUntilMs) {
+      const { status, expires_at: expiresAt } = found.qr;
+      const validUntilMs = status === 'ACTIVE' && expiresAt !== null && expiresAt > now ? expiresAt.getTime() : Infinity;
+      view = { etag: qrs.etagOf(found.qr, now), json: JSON.stringify(qrs.toQrView(config, found, now)), validUntilMs };
+      views.set(found, view);
+    }
+    return view;
+  };
 
   const tags = ['simple-qrs'];
   const security = [{ apiKey: [] }];
@@ -105,20 +118,20 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
   }, async (request, reply) => {
     const businessCode = merchantOf(request.principal);
     const ifNoneMatch = request.headers['if-none-match'];
-    let found = await readOwnQr(businessCode, request.params.id);
+    const { id } = request.params;
+    // A poll answered from the cache does not wait on a promise.
+    const cached = watcher.cache.peek(id);
+    let found = cached ? ownQr(businessCode, cached) : await readOwnQr(businessCode, id);
     let now = clock.now();
     if (request.query.wait !== undefined) {
-      ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? qrs.etagOf(found.qr, now), request.query.wait,
-        () => readOwnQr(businessCode, request.params.id)));
+      ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? viewOf(found, now).etag, request.query.wait,
+        () => readOwnQr(businessCode, id)));
     }
-    const etag = qrs.etagOf(found.qr, now);
-    reply.header('ETag', etag);
+    const view = viewOf(found, now);
+    reply.header('ETag', view.etag);
     reply.header('Cache-Control', 'no-cache');
-    if (qrs.ifNoneMatchHits(ifNoneMatch, etag)) return reply.code(304).send(undefined as unknown as null); // no body, no Content-Length: 4 for "null"
-    // POS polling reads the same state again and again: its JSON is built once per cached read and ETag.
-    let memo = serializedViews.get(found);
-    if (!memo || memo.etag !== etag) serializedViews.set(found, (memo = { etag, json: JSON.stringify(qrs.toQrView(config, found, now)) }));
-    return reply.type('application/json; charset=utf-8').send(memo.json as unknown as QrView);
+    if (qrs.ifNoneMatchHits(ifNoneMatch, view.etag)) return reply.code(304).send(undefined as unknown as null); // no body, no Content-Length: 4 for "null"
+    return reply.type('application/json; charset=utf-8').send(view.json as unknown as QrView);
   });
 
   app.get('/api/v2/simple-qrs', {
