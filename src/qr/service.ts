@@ -77,10 +77,12 @@ export function etagOf(qr: QrRow, now: Date): string {
 /** True when an If-None-Match header names `etag` (or is `*`); weak comparison, as RFC 9110 asks for it. */
 export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
   if (!header) return false;
-  return header.split(',').some((tag) => {
+  if (header === etag) return true; // what a polling client sends: the tag it was given
+  for (const tag of header.split(',')) {
     const trimmed = tag.trim();
-    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
-  });
+    if (trimmed === '*' || trimmed.replace(/^W\//, '') === etag) return true;
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------------

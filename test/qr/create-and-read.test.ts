@@ -83,6 +83,10 @@ describe.each(databaseKinds())('simple QRs on %s: create and read', (kind) => {
     expect(again.headers.get('content-length')).toBeNull(); // a "Content-Length: 4" would hang keep-alive clients
     const weak = await t.request('GET', `/api/v2/simple-qrs/${qr.id}`, { apiKey: merchant.apiKey, headers: { 'if-none-match': `"other", W/${etag}` } });
     expect(weak.status).toBe(304);
+    const any = await t.request('GET', `/api/v2/simple-qrs/${qr.id}`, { apiKey: merchant.apiKey, headers: { 'if-none-match': '*' } });
+    expect(any.status).toBe(304);
+    const others = await t.request('GET', `/api/v2/simple-qrs/${qr.id}`, { apiKey: merchant.apiKey, headers: { 'if-none-match': `"other", W/"${etag.slice(1, -2)}"` } });
+    expect(others.status).toBe(200);
     await pay(t, merchant, qr.id);
     const changed = await t.request('GET', `/api/v2/simple-qrs/${qr.id}`, { apiKey: merchant.apiKey, headers: { 'if-none-match': etag } });
     expect(changed.status).toBe(200);
