@@ -121,13 +121,13 @@ async function main(): Promise<void> {
     process.stdout.write(`qrcode.toDataURL single thread: ${libraryRate}/s\n`);
 
     const warm = { duration: 2 };
-    await run('warm-up', { url: `http://127.0.0.1:${BARE_PORT}/hello`, ...warm });
+    const hello: autocannon.Options = { url: `http://127.0.0.1:${BARE_PORT}/hello` };
+    await run('warm-up', { ...hello, ...warm });
     await run('warm-up', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(false), ...warm });
-    // The machine is shared and its load swings by the second: baseline and targets are interleaved in
-    // ROUNDS rounds, and each figure is compared with the baseline of its own round; the report gives the
-    // median round.
+    // The machine is shared and its speed swings from one run to the next (bare /hello alone has moved by
+    // 2x between two runs 30 s apart). So every case is run between two runs of the bare /hello baseline
+    // and divided by their mean, in ROUNDS rounds; the report gives each case's median round.
     const cases: Array<[string, autocannon.Options]> = [
-      ['bare Fastify GET /hello', { url: `http://127.0.0.1:${BARE_PORT}/hello` }],
       ['bare Fastify GET, static QR-sized body', { url: `http://127.0.0.1:${BARE_PORT}/qr-shaped` }],
       ['service GET /healthz (the app\'s hooks, no database)', { url: `http://127.0.0.1:${SERVICE_PORT}/healthz` }],
       ['GET /api/v2/simple-qrs/{id}', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(false) }],
@@ -140,27 +140,36 @@ async function main(): Promise<void> {
         headers: { 'content-type': 'application/json', ...key },
       }],
     ];
-    const rounds: Result[][] = [];
+    type Measured = Result & { baseline: number; ratio: number };
+    const rounds: Measured[][] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const results: Result[] = [];
-      for (const [name, options] of cases) results.push(await run(name, options));
+      const results: Measured[] = [];
+      let before = await run('bare Fastify GET /hello', hello);
+      for (const [name, options] of cases) {
+        const result = await run(name, options);
+        const after = await run('bare Fastify GET /hello', hello);
+        const baseline = (before.requestsPerSecond + after.requestsPerSecond) / 2;
+        results.push({ ...result, baseline: Math.round(baseline), ratio: result.requestsPerSecond / baseline });
+        before = after;
+      }
       rounds.push(results);
     }
-    const ratioOf = (results: Result[], index: number) => results[index]!.requestsPerSecond / results[0]!.requestsPerSecond;
     const median = <T>(items: T[], key: (item: T) => number) => [...items].sort((a, b) => key(a) - key(b))[Math.floor(items.length / 2)]!;
-    const results = cases.map((_, index) => median(rounds.map((r) => ({ ...r[index]!, ratio: ratioOf(r, index) })), (r) => r.ratio));
-    // Sending the ~1.7 KB resource costs bare Fastify a quarter of its /hello rate: the QR-sized bare
-    // route (case 1) is the like-for-like baseline of the GETs, reported beside /hello.
-    const sameBodyRatios = cases.map((_, index) => rounds.map((r) => r[index]!.requestsPerSecond / r[1]!.requestsPerSecond));
+    const results = cases.map((_, index) => median(rounds.map((r) => r[index]!), (r) => r.ratio));
+    // Sending the ~1.7 KB resource costs bare Fastify a good part of its /hello rate: the QR-sized bare
+    // route (case 0) is the like-for-like baseline of the GETs, reported beside /hello.
+    const sameBodyRatios = cases.map((_, index) => rounds.map((r) => r[index]!.requestsPerSecond / r[0]!.requestsPerSecond));
     mkdirSync('bench/results', { recursive: true });
     const report = { rounds, at: new Date().toISOString(), cores: availableParallelism(), loadAverageAtStart, loadAverageAtEnd: loadavg().map((l) => l.toFixed(2)), seconds, connections: CONNECTIONS, qrcodeLibraryToDataUrlPerSecond: libraryRate, results };
     writeFileSync('bench/results/qr-latest.json', `${JSON.stringify(report, null, 2)}\n`);
+    const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}`;
     process.stdout.write(`load average at the end: ${report.loadAverageAtEnd.join(' ')}\n`);
-    process.stdout.write('\nmedian round per case (ratio to the bare /hello of the same round):\n');
-    process.stdout.write('| run | req/s | p50 ms | p99 ms | non-2xx | vs bare /hello, same round | vs bare QR-sized body, each round |\n|---|---:|---:|---:|---:|---:|---:|\n');
+    process.stdout.write('\nmedian round per case (ratio to the mean of the bare /hello runs just before and after it):\n');
+    process.stdout.write('| run | req/s | p50 ms | p99 ms | non-2xx | vs bare /hello around it | each round | vs bare QR-sized body, each round |\n|---|---:|---:|---:|---:|---:|---:|---:|\n');
     results.forEach((r, index) => {
-      const perRound = sameBodyRatios[index]!.map((ratio) => `${(ratio * 100).toFixed(0)}`).join(' / ');
-      process.stdout.write(`| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${(r.ratio * 100).toFixed(0)} % | ${perRound} % |\n`);
+      const perRound = rounds.map((round) => percent(round[index]!.ratio)).join(' / ');
+      const sameBody = sameBodyRatios[index]!.map(percent).join(' / ');
+      process.stdout.write(`| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${percent(r.ratio)} % | ${perRound} % | ${sameBody} % |\n`);
     });
   } finally {
     for (const child of children) child.kill('SIGTERM');
