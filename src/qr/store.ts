@@ -88,18 +88,47 @@ export interface NewQr {
 
 export class PayTokenTakenError extends Error {}
 
+/**
+ * Inserts a new QR and returns its row as written. Every column is given — none is left to a default — so
+ * the row is built here rather than read back: `returning` the ~2 KB row (image included) made the main
+ * thread parse it on every create.
+ */
 export async function insertQr(tx: Queryable, qr: NewQr, now: Date): Promise<QrRow> {
+  const row: QrRow = {
+    id: qr.id,
+    business_code: qr.businessCode,
+    pay_token: qr.payToken,
+    status: 'ACTIVE',
+    amount_centavos: qr.amountCentavos,
+    currency: 'BOB',
+    modify_amount: qr.modifyAmount,
+    is_multi_use: qr.isMultiUse,
+    description: qr.description,
+    qr_expiration: qr.qrExpiration,
+    expires_at: qr.expiresAt,
+    purpose: qr.purpose,
+    qr_payload: qr.qrPayload,
+    qr_image: qr.qrImage,
+    payments_count: 0,
+    amount_collected_centavos: 0,
+    last_payment_id: null,
+    paid_at: null,
+    canceled_at: null,
+    cancel_reason: null,
+    created_at: now,
+    updated_at: now,
+  };
   try {
-    const { rows } = await tx.query<QrRow>(
-      `insert into simple_qrs (id, business_code, pay_token, amount_centavos, modify_amount, is_multi_use, description,
-         qr_expiration, expires_at, purpose, qr_payload, qr_image, created_at, updated_at)
-       values ($1::uuid, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::boolean, $7::text,
-         $8::text, $9::timestamptz, $10::text, $11::text, $12::text, $13::timestamptz, $13::timestamptz)
-       returning ${QR_COLUMNS}`,
-      [qr.id, qr.businessCode, qr.payToken, qr.amountCentavos, qr.modifyAmount, qr.isMultiUse, qr.description,
-        qr.qrExpiration, qr.expiresAt, qr.purpose, qr.qrPayload, qr.qrImage, now],
+    await tx.query(
+      `insert into simple_qrs (${QR_COLUMNS})
+       values ($1::uuid, $2::bigint, $3::text, $4::text, $5::bigint, $6::text, $7::boolean, $8::boolean,
+         $9::text, $10::text, $11::timestamptz, $12::text, $13::text, $14::text, $15::integer, $16::bigint,
+         $17::bigint, $18::timestamptz, $19::timestamptz, $20::text, $21::timestamptz, $22::timestamptz)`,
+      [row.id, row.business_code, row.pay_token, row.status, row.amount_centavos, row.currency, row.modify_amount, row.is_multi_use,
+        row.description, row.qr_expiration, row.expires_at, row.purpose, row.qr_payload, row.qr_image, row.payments_count, row.amount_collected_centavos,
+        row.last_payment_id, row.paid_at, row.canceled_at, row.cancel_reason, row.created_at, row.updated_at],
     );
-    return rows[0]!;
+    return row;
   } catch (error) {
     // 128 random bits make this practically impossible; the mapping keeps it a clear error, not a 500 mystery.
     if (databaseErrorOf(error)?.code === SqlState.UNIQUE_VIOLATION && databaseErrorOf(error)?.constraint === 'simple_qrs_pay_token_unique') {
