@@ -51,13 +51,17 @@ function wallClockFormatter(zone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+/** What the en-US formatter above prints: `MM/DD/YYYY, HH:mm:ss`. */
+const EN_US_READING = /^(\d{2})\/(\d{2})\/(\d{4}), (\d{2}):(\d{2}):(\d{2})$/;
+
 /** The wall-clock reading of `instant` in `zone`, as `YYYY-MM-DD HH:mm:ss`. */
 export function formatWallClock(instant: Date, zone: string): string {
-  const parts = Object.fromEntries(
-    wallClockFormatter(zone)
-      .formatToParts(instant)
-      .map((part) => [part.type, part.value]),
-  );
+  const formatter = wallClockFormatter(zone);
+  // `format` is several times cheaper than `formatToParts` (every QR create formats its expiry); its
+  // text is only trusted in the exact shape expected, and `formatToParts` decides otherwise.
+  const reading = EN_US_READING.exec(formatter.format(instant));
+  if (reading) return `${reading[3]}-${reading[1]}-${reading[2]} ${reading[4]}:${reading[5]}:${reading[6]}`;
+  const parts = Object.fromEntries(formatter.formatToParts(instant).map((part) => [part.type, part.value]));
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
 }
 

@@ -87,6 +87,26 @@ describe('wall clock in America/La_Paz (UTC-4)', () => {
   });
 });
 
+describe('formatWallClock', () => {
+  it('reads the same as Intl formatToParts at midnight, across DST, and in zones with odd offsets', () => {
+    const reference = (instant: Date, zone: string) => {
+      const parts = Object.fromEntries(new Intl.DateTimeFormat('en-US', {
+        timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+      }).formatToParts(instant).map((part) => [part.type, part.value]));
+      return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+    };
+    const zones = [LA_PAZ, 'UTC', 'America/New_York', 'Europe/London', 'Asia/Kathmandu', 'Pacific/Chatham', 'Australia/Adelaide'];
+    const start = Date.parse('2026-01-01T00:00:00.000Z');
+    for (const zone of zones) {
+      for (let step = 0; step < 800; step++) {
+        const instant = new Date(start + step * 11 * 3_600_000 + step * 7_919); // every hour of the day, all year
+        expect(formatWallClock(instant, zone), `${zone} ${instant.toISOString()}`).toBe(reference(instant, zone));
+      }
+    }
+    expect(formatWallClock(new Date('2026-11-23T04:00:00.000Z'), LA_PAZ)).toBe('2026-11-23 00:00:00');
+  });
+});
+
 describe('isKnownTimeZone', () => {
   it('knows IANA zones and refuses made-up ones', () => {
     expect(isKnownTimeZone(LA_PAZ)).toBe(true);
