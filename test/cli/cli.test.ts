@@ -14,7 +14,7 @@ import { loadMigrations } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
-import { createEmptyPostgresDatabase, postgresOnly, type TestDatabase } from '../helpers/databases.ts';
+import { createEmptyPostgresDatabase, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -101,7 +101,7 @@ describe('mps CLI without a database', { timeout: CLI_TIMEOUT_MS }, () => {
   });
 });
 
-describe.each(postgresOnly())('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }, (kind) => {
+describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }, (kind) => {
   let empty: { url: string; drop(): Promise<void> };
   let env: Record<string, string>;
   let database: TestDatabase | undefined;

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
-import { databaseKinds, postgresOnly } from '../helpers/databases.ts';
+import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 
 /** API.md §2: revocation and suspension take effect within 5 s; the poll allows a little over that. */
@@ -341,7 +341,7 @@ describe.each(databaseKinds())('authentication on %s', (kind) => {
   });
 });
 
-describe.each(postgresOnly())('two instances on one %s database', (kind) => {
+describeOnPostgres('two instances on one %s database', (kind) => {
   let first: TestApp;
   let second: TestApp;
   beforeAll(async () => {

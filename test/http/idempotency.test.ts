@@ -13,7 +13,7 @@ import { fingerprint, IDEMPOTENCY_RETENTION_MS, purgeExpiredOutcomes, runIdempot
 import * as ledger from '../../src/ledger/service.ts';
 import { parseAmount } from '../../src/money.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
-import { databaseKinds, postgresOnly } from '../helpers/databases.ts';
+import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { fixtureRoutes, MovementBody } from '../helpers/fixture-routes.ts';
 
 type Merchant = { businessCode: number; apiKey: string };
@@ -488,7 +488,7 @@ async function waitUntil(condition: () => Promise<boolean>, what: string, timeou
 
 // PGlite runs one transaction at a time, so there a second request simply waits for the first: only
 // PostgreSQL can show the in-flight conflict and the race between instances.
-describe.each(postgresOnly())('concurrent requests with one Idempotency-Key on %s', (kind) => {
+describeOnPostgres('concurrent requests with one Idempotency-Key on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ kind, plugins: [fixtureRoutes] });

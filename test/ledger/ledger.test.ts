@@ -8,7 +8,7 @@ import { ApiError } from '../../src/http/errors.ts';
 import * as ledger from '../../src/ledger/service.ts';
 import { LedgerError, type MovementRow, type MovementStatus } from '../../src/ledger/service.ts';
 import { createMerchant } from '../../src/merchants/service.ts';
-import { createTestDatabase, databaseKinds, postgresOnly, type TestDatabase } from '../helpers/databases.ts';
+import { createTestDatabase, databaseKinds, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
 
 const T0 = new Date('2026-11-22T16:00:00.000Z');
 const T1 = new Date('2026-11-22T16:05:00.000Z');
@@ -392,7 +392,7 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
   });
 });
 
-describe.each(postgresOnly())('ledger under concurrency on %s', (kind) => {
+describeOnPostgres('ledger under concurrency on %s', (kind) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(kind);
