@@ -86,7 +86,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     // The server refused a new connection because all its slots are taken: as unreachable as a refused socket.
     if (code === SqlState.TOO_MANY_CONNECTIONS) return true;
   }
-  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect/i.test(message);
+  // node-postgres's own words for a connection that died: while a query ran, before one was sent ("not
+  // queryable": a pooled client whose connection was cut after its last query), or while connecting.
+  return typeof message === 'string'
+    && /Connection terminated|not queryable|timeout exceeded when trying to connect/i.test(message);
 }
 
 export class DatabaseUnavailableError extends Error {
