@@ -14,6 +14,7 @@ export const ERROR_CATALOGUE = {
   MASTER_KEY_REQUIRED: { status: 403, type: 'permission_error', message: 'This endpoint needs a partner master key.' },
   MERCHANT_KEY_REQUIRED: { status: 403, type: 'permission_error', message: 'This endpoint needs a merchant API key.' },
   MERCHANT_SUSPENDED: { status: 403, type: 'permission_error', message: 'The merchant of this API key is suspended.' },
+  KEY_SCOPE_INSUFFICIENT: { status: 403, type: 'permission_error', message: 'This key may not use this endpoint: terminal keys work only with QRs and their payments.' },
   NOT_FOUND: { status: 404, type: 'invalid_request_error', message: 'No such resource.' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, type: 'idempotency_error', message: 'A request with this Idempotency-Key is still being processed; retry shortly.' },
   QR_NOT_PAYABLE: { status: 409, type: 'business_logic_error', message: 'This QR does not accept payments.' },
