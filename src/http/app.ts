@@ -1,5 +1,5 @@
-// The app factory (PATTERNS.md 1): main.ts and the tests build the very same app through buildApp.
-// It settles once, for every route, what API.md §1–2 and §9 ask of the HTTP layer: request ids, the
+// The app factory (docs/architecture.md, habit 1): main.ts and the tests build the very same app through buildApp.
+// It settles once, for every route, what docs/api-reference.md#basics and docs/api-reference.md#errors ask of the HTTP layer: request ids, the
 // order of checks (401 → 429 → 403 → body → idempotency header → 422), the error model and JSON parsing.
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -50,7 +50,7 @@ export type App = FastifyInstance<
   import('fastify').FastifyBaseLogger, TypeBoxTypeProvider
 >;
 
-/** Largest request body (API.md: 64 KiB → 413). */
+/** Largest request body (docs/api-reference.md#request-rules: 64 KiB → 413). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -117,13 +117,13 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   app.addHook('onReady', () => verifier.start());
   app.addHook('onClose', () => verifier.stop());
 
-  // Every answer names its request (API.md §1). Set before anything can fail, so errors carry it too.
+  // Every answer names its request (docs/api-reference.md#request-ids). Set before anything can fail, so errors carry it too.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     done();
   });
 
-  // 401 → 429 → 403, before the body is read (API.md §1, order of checks). One hook per route, built when
+  // 401 → 429 → 403, before the body is read (docs/api-reference.md#order-of-checks). One hook per route, built when
   // the route is added, so a request does not look its route's options up (Fastify builds that object anew
   // on each access).
   const authenticatorFor = (requirement: Exclude<AuthRequirement, 'none'>, module: FastifyContextConfig['module']) => {

@@ -1,4 +1,4 @@
-// The one error catalogue of API.md §1 (PATTERNS.md 6): every error the API answers is an ApiError built
+// The one error catalogue of docs/api-reference.md#error-codes (docs/architecture.md, habit 6): every error the API answers is an ApiError built
 // from a code of this table, and the error handler is the only place that renders them.
 
 export const ERROR_CATALOGUE = {
@@ -31,7 +31,7 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/** Field codes of a 422 (API.md §1). */
+/** Field codes of a 422 (docs/api-reference.md#field-codes). */
 export type FieldErrorCode =
   | 'required' | 'invalid_type' | 'invalid_format' | 'too_long' | 'too_small' | 'too_large'
   | 'too_many_decimals' | 'invalid_value' | 'unknown_field' | 'unknown_bank' | 'unsupported_currency'

@@ -1,4 +1,4 @@
-// Routes for operators and tooling (API.md §9): liveness, readiness, Prometheus metrics, the OpenAPI document.
+// Routes for operators and tooling (docs/api-reference.md#operations): liveness, readiness, Prometheus metrics, the OpenAPI document.
 import { Type } from '@sinclair/typebox';
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';

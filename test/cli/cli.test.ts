@@ -1,4 +1,4 @@
-// The operator CLI `mps` (API.md §8) as a user runs it: the real bin/mps.js in a child process, on a fresh
+// The operator CLI `mps` (docs/api-reference.md#cli) as a user runs it: the real bin/mps.js in a child process, on a fresh
 // PostgreSQL database (DATABASE_URL) and on an embedded PGlite folder (DATA_DIR). What it creates is then
 // used against the service opened on the same database. Each spawn costs about a second: assertions are
 // grouped, and the tests of one database follow one operator session in order.
@@ -59,7 +59,7 @@ function runCli(args: string[], env: Record<string, string>): Promise<CliResult>
 /** The non-empty lines of a stream. */
 const linesOf = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
 
-/** Repeats `probe` until `done` accepts its answer or 5.5 s pass (API.md §2: within 5 s on every instance). */
+/** Repeats `probe` until `done` accepts its answer or 5.5 s pass (docs/api-reference.md#authentication: within 5 s on every instance). */
 async function eventually(probe: () => Promise<TestResponse>, done: (response: TestResponse) => boolean): Promise<TestResponse> {
   const deadline = Date.now() + 5_500;
   let response = await probe();

@@ -1,4 +1,4 @@
-// Migrations (PATTERNS.md 10): idempotent on both databases, safe when several processes start together
+// Migrations (docs/architecture.md, habit 10): idempotent on both databases, safe when several processes start together
 // on PostgreSQL, each file in its own transaction, and reproducing the committed schema snapshot
 // (src/db/schema.snapshot.txt) identically on PGlite and PostgreSQL.
 import fs from 'node:fs';

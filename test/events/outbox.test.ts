@@ -1,4 +1,4 @@
-// The event outbox (API.md §7, ARCHITECTURE rules 2 and 9): emit writes in the caller's transaction, a
+// The event outbox (docs/api-reference.md#event-types, docs/architecture.md, rules 2 and 9): emit writes in the caller's transaction, a
 // rollback leaves nothing, and listeners are woken only after a commit.
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // Each test file gets its own database: a clone of the migrated template on PostgreSQL, or a fresh
-// migrated in-memory PGlite (PATTERNS.md 11).
+// migrated in-memory PGlite (docs/architecture.md, habit 11).
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, inject } from 'vitest';

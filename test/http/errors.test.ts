@@ -1,4 +1,4 @@
-// The error model of API.md §1 through the real app on both databases: every error body is exactly
+// The error model of docs/api-reference.md#errors through the real app on both databases: every error body is exactly
 // { type, code, message } (+ errors on 422) with X-Request-Id, 422s list every failing field at once with
 // the contract's field codes, bodies are never coerced, and the checks run in the contract's order.
 import fs from 'node:fs';
@@ -78,10 +78,10 @@ const CONTRACT_ERRORS = new Map<string, ContractError>(CONTRACT_ERROR_ROWS.map((
 // ---------------------------------------------------------------------------------------------------
 // Assertions on responses.
 
-/** The response is the error `code` of API.md §1: its status and type, exactly the contract's keys, X-Request-Id. */
+/** The response is the error `code` of docs/api-reference.md#error-codes: its status and type, exactly the contract's keys, X-Request-Id. */
 function expectApiError(response: TestResponse, code: string): void {
   const contract = CONTRACT_ERRORS.get(code);
-  if (!contract) throw new Error(`${code} is not an error code of API.md §1`);
+  if (!contract) throw new Error(`${code} is not an error code of docs/api-reference.md#error-codes`);
   expect(response.status, `${code}: ${response.text}`).toBe(contract.status);
   expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
   expect(response.headers.get('x-request-id') ?? '').not.toBe('');
@@ -480,7 +480,7 @@ describe.each(databaseKinds())('errors on %s', (kind) => {
     });
   });
 
-  describe('amounts (API.md conventions; the fixture takes 0.10 to 20000.00)', () => {
+  describe('amounts (docs/api-reference.md#money; the fixture takes 0.10 to 20000.00)', () => {
     const credit = async (amount: unknown) => {
       const response = await postMovement({ body: { business_code: merchant.businessCode, amount } });
       return response;
@@ -554,7 +554,7 @@ describe.each(databaseKinds())('errors on %s', (kind) => {
     });
   });
 
-  describe('order of checks (API.md §1)', () => {
+  describe('order of checks (docs/api-reference.md#order-of-checks)', () => {
     it('answers 401 before 415, 413, 400 and 422', async () => {
       expectApiError(await postMovement({ apiKey: null, rawBody: 'hello', headers: { 'content-type': 'text/plain' } }), 'API_KEY_MISSING');
       expectApiError(await postMovement({ apiKey: null, rawBody: '{"amount": ' }), 'API_KEY_MISSING');

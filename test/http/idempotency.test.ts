@@ -1,4 +1,4 @@
-// Idempotency-Key on money writes (API.md §4.1), through HTTP on the production hooks, with the fixture
+// Idempotency-Key on money writes (docs/api-reference.md#idempotency), through HTTP on the production hooks, with the fixture
 // route POST /test/movements (a ledger credit or debit plus its event inside runIdempotent).
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
@@ -20,7 +20,7 @@ type Merchant = { businessCode: number; apiKey: string };
 
 /**
  * A second idempotent route, the same credit under another route name: the same key used on two routes
- * must be two requests (API.md §4.1: keys are scoped per route).
+ * must be two requests (docs/api-reference.md#idempotency: keys are scoped per route).
  */
 const otherIdempotentRoute: FastifyPluginAsync<AppContext> = async (app, { db, clock }) => {
   app.post('/test/other-movements', {
