@@ -1,5 +1,5 @@
 // Form posts of the hosted pages (sandbox pay form, onboarding flow): the one parser of
-// application/x-www-form-urlencoded bodies, and the rule every form field shares with the API's strings.
+// application/x-www-form-urlencoded bodies, and the message of the text rule every form field shares with the API.
 import type { FastifyInstance } from 'fastify';
 
 /** Largest form body (a few short fields; far below the API's 64 KiB). */
@@ -18,12 +18,5 @@ export function acceptFormPostsOnly(scope: FastifyInstance): void {
   });
 }
 
-/**
- * The form's counterpart of the API's string rule (src/http/validation.ts, hardenSchema): a field holding
- * U+0000, which the database cannot store, is the field's error, never a failed insert.
- */
-export function holdsNul(value: string): boolean {
-  return value.includes('\u0000');
-}
-
-export const NUL_FIELD_MESSAGE = 'Remove the invisible control character (U+0000) from this field.';
+/** The form's counterpart of the API's text rule (validation.ts, isStorableText): such a field is its own error. */
+export const UNSTORABLE_TEXT_MESSAGE = 'Remove the invisible control characters (such as U+0000) from this field.';

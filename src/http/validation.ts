@@ -25,7 +25,7 @@ function newAjv(): Ajv {
   addFormats(ajv);
   for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword(keyword);
   addMoneyKeyword(ajv);
-  addNoNulKeyword(ajv);
+  addStorableTextKeywords(ajv);
   return ajv;
 }
 
@@ -75,8 +75,8 @@ function readTextAsDeclared(data: unknown, properties: Record<string, { type?: u
 export const MAX_REQUEST_INTEGER = Number.MAX_SAFE_INTEGER;
 
 /**
- * The rules every schema gets, so no route can forget them: a string (value or object key) never holds
- * U+0000, which PostgreSQL cannot store (422 `invalid_value` instead of a failed insert), and an integer
+ * The rules every schema gets, so no route can forget them: a string (value or object key) is text the
+ * database stores exactly (isStorableText: 422 `invalid_value` instead of a failed insert), and an integer
  * never exceeds 2^53 − 1 (beyond it JSON numbers lose digits and bigint casts fail). Applied to a copy;
  * the route's own schema, which OpenAPI shows, is left as written.
  */
@@ -85,31 +85,44 @@ export function hardenSchema(schema: unknown): unknown {
   if (typeof schema !== 'object' || schema === null) return schema;
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) copy[key] = hardenSchema(value);
+  // A pattern lets keys it does not match (a line break escapes `^(.*)$`) past every rule of the value.
+  if (copy.patternProperties) throw new Error('request schemas describe open objects with additionalProperties, not patternProperties (Type.Record)');
   const types = Array.isArray(copy.type) ? copy.type : [copy.type];
-  if (types.includes('string')) copy['x-no-nul'] = true;
+  if (types.includes('string')) copy['x-storable-text'] = true;
   if (types.includes('integer')) {
     if (typeof copy.maximum !== 'number' || copy.maximum > MAX_REQUEST_INTEGER) copy.maximum = MAX_REQUEST_INTEGER;
     if (typeof copy.minimum !== 'number' || copy.minimum < -MAX_REQUEST_INTEGER) copy.minimum = -MAX_REQUEST_INTEGER;
   }
   // Keys get their own keyword: Ajv does not say which key a custom keyword refused, its error's data does.
   if (typeof copy.propertyNames === 'object' && copy.propertyNames !== null) {
-    copy.propertyNames = { ...(copy.propertyNames as object), 'x-no-nul-key': true };
-  } else if (copy.type === 'object' && (copy.additionalProperties !== false || copy.patternProperties)) {
-    copy.propertyNames = { 'x-no-nul-key': true };
+    copy.propertyNames = { ...(copy.propertyNames as object), 'x-storable-key': true };
+  } else if (copy.type === 'object' && copy.additionalProperties !== false) {
+    copy.propertyNames = { 'x-storable-key': true };
   }
   return copy;
 }
 
-function addNoNulKeyword(ajv: Ajv): void {
-  for (const keyword of ['x-no-nul', 'x-no-nul-key']) {
+/**
+ * Text PostgreSQL can store exactly: no U+0000 (refused by text columns) and no unpaired surrogate (JSON
+ * lets `"\ud800"` through; jsonb refuses it, text columns would store U+FFFD and answer another string
+ * than the one sent).
+ */
+export function isStorableText(text: string): boolean {
+  return !text.includes('\u0000') && text.isWellFormed();
+}
+
+const STORABLE_TEXT_MESSAGE = 'must be Unicode text without U+0000 or an unpaired surrogate';
+
+function addStorableTextKeywords(ajv: Ajv): void {
+  for (const keyword of ['x-storable-text', 'x-storable-key']) {
     ajv.addKeyword({
       keyword,
       schemaType: 'boolean',
       errors: true,
-      validate: function validateNoNul(_enabled: boolean, data: unknown) {
-        if (typeof data !== 'string' || !data.includes('\u0000')) return true;
-        (validateNoNul as unknown as { errors: Partial<ErrorObject>[] }).errors = [
-          { keyword, message: 'must not contain the character U+0000', params: {} },
+      validate: function validateStorableText(_enabled: boolean, data: unknown) {
+        if (typeof data !== 'string' || isStorableText(data)) return true;
+        (validateStorableText as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+          { keyword, message: STORABLE_TEXT_MESSAGE, params: {} },
         ];
         return false;
       },
@@ -237,14 +250,15 @@ export function fieldErrorsFromAjv(errors: ErrorObject[]): FieldError[] {
 }
 
 function toFieldError(error: ErrorObject): FieldError | null {
-  const path = error.instancePath.split('/').filter(Boolean).map(unescapePointer);
-  // An error of a key itself (propertyNames: a metadata key too long, or holding U+0000) names the key, like
+  // An empty key is a segment too: `/metadata/` is the key "" of metadata, reported as `metadata.`.
+  const path = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/').map(unescapePointer);
+  // An error of a key itself (propertyNames: a metadata key too long, or not storable text) names the key, like
   // a value's error would.
   if (error.propertyName !== undefined && error.keyword === 'maxLength') {
     return { field: [...path, error.propertyName].join('.'), code: 'too_long', message: `keys must be at most ${(error.params as { limit: number }).limit} characters` };
   }
-  if (error.keyword === 'x-no-nul-key') {
-    return { field: [...path, String(error.data)].join('.'), code: 'invalid_value', message: 'keys must not contain the character U+0000' };
+  if (error.keyword === 'x-storable-key') {
+    return { field: [...path, String(error.data)].join('.'), code: 'invalid_value', message: `keys ${STORABLE_TEXT_MESSAGE}` };
   }
   const at = (extra?: string) => [...path, ...(extra === undefined ? [] : [extra])].join('.') || '(body)';
   const params = error.params as Record<string, unknown>;
@@ -285,8 +299,8 @@ function toFieldError(error: ErrorObject): FieldError | null {
       return field('invalid_value', `must be ${JSON.stringify(params.allowedValue)}`);
     case 'x-money':
       return field(params.code as FieldErrorCode, error.message ?? 'is not a valid amount');
-    case 'x-no-nul':
-      return field('invalid_value', 'must not contain the character U+0000');
+    case 'x-storable-text':
+      return field('invalid_value', STORABLE_TEXT_MESSAGE);
     case 'propertyNames':
       return null; // reported by the nested error on the property name itself
     case 'anyOf':

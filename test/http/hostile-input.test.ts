@@ -124,6 +124,27 @@ describe.each(databaseKinds())('hostile input on %s', (kind) => {
       expect(check.body.ok).toBe(true);
     });
 
+    it('applies to unpaired surrogates too (JSON lets "\\ud800" through): 422, never a 500 or a stored U+FFFD', async () => {
+      const raw = (path: string, json: string, apiKey: string, headers: Record<string, string> = {}) =>
+        t.request('POST', path, { apiKey, rawBody: json, headers: { 'content-type': 'application/json', ...headers } });
+      expectFieldError(await raw('/api/v2/simple-qrs', `{"business_code":${merchant.businessCode},"amount":1,"description":"a\\ud800"}`, merchant.apiKey), 'description');
+      expectFieldError(await raw('/api/v2/onboarding/intent', '{"metadata":{"k":"\\udc00"}}', partner.masterKey, { 'idempotency-key': randomUUID() }), 'metadata.k');
+      expectFieldError(await raw('/api/v2/onboarding/intent', '{"metadata":{"\\ud800":1}}', partner.masterKey, { 'idempotency-key': randomUUID() }), 'metadata.\ud800');
+      expectFieldError(await raw('/admin/v1/partners', '{"name":"é\\udc00"}', ''), 'name');
+      expect((await t.request('GET', '/api/v2/simple-qrs?per_page=100', { apiKey: merchant.apiKey })).body.data
+        .some((qr: { description: string | null }) => qr.description?.includes('\ufffd'))).toBe(false);
+    });
+
+    it('checks every metadata value whatever its key: a line break or an empty key escapes nothing', async () => {
+      const intent = (metadata: Record<string, unknown>) => t.request('POST', '/api/v2/onboarding/intent', {
+        apiKey: partner.masterKey, headers: { 'idempotency-key': randomUUID() }, body: { metadata },
+      });
+      expectFieldError(await intent({ 'a\n': { nested: [1, 2] } }), 'metadata.a\n', 'invalid_type');
+      expectFieldError(await intent({ 'a\u2028': 'x'.repeat(600) }), 'metadata.a\u2028', 'too_long');
+      expectFieldError(await intent({ 'a\r': NUL }), 'metadata.a\r');
+      expectFieldError(await intent({ '': NUL }), 'metadata.');
+    });
+
     it('is the field\'s error message on the sandbox pay form, and no payment is made', async () => {
       const qr = await createQr(t, merchant, { amount: 5 });
       const token = qr.qr_url.split('/pay/')[1];

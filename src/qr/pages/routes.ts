@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
-import { acceptFormPostsOnly, holdsNul, NUL_FIELD_MESSAGE } from '../../http/forms.ts';
+import { acceptFormPostsOnly, UNSTORABLE_TEXT_MESSAGE } from '../../http/forms.ts';
+import { isStorableText } from '../../http/validation.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
 import { errorResponses, StrictObject } from '../../http/schemas.ts';
 import * as merchants from '../../merchants/service.ts';
@@ -92,7 +93,7 @@ export async function registerPayPages(app: App, context: AppContext, watcher: Q
       if (parsed.ok) amountCentavos = parsed.centavos;
       else errors.amount = 'Enter an amount from 0.10 to 100000.00 with at most two decimals.';
     }
-    for (const [name, value] of Object.entries(values)) if (holdsNul(value)) errors[name] = NUL_FIELD_MESSAGE;
+    for (const [name, value] of Object.entries(values)) if (!isStorableText(value)) errors[name] = UNSTORABLE_TEXT_MESSAGE;
     if (Object.keys(errors).length > 0) return showPage(reply, token, 422, { values, errors });
     try {
       await qrs.receivePayment(db, config, sandboxRail.toNotice({
