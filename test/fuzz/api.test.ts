@@ -1,10 +1,10 @@
 // Property-based fuzzing of the HTTP API, driven by the service's own OpenAPI document: for every route
 // with a body, query parameters or path parameters, requests built from its schemas and requests with one
-// thing broken (API.md §1 and "Hostile input", rev 4).
+// thing broken (docs/api-reference.md: Request rules, Hostile input, Errors).
 //
 // - Well-formed requests go to the "sandbox" world, which they may change: each answer must be within the
 //   contract (never a 5xx, X-Request-Id, the error shape) and never call the request malformed.
-// - Mutated requests go to the "target" world: each must be refused as API.md says (status, code, the
+// - Mutated requests go to the "target" world: each must be refused as the API reference says (status, code, the
 //   failing field), and the target — its balance, every list, its keys, its partner — must read exactly
 //   the same after the refusal as before.
 // - At the end the operator's ledger check finds every balance consistent.

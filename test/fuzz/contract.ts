@@ -1,4 +1,4 @@
-// What every answer must be, whatever was asked (API.md §1 and "Hostile input"): never a 5xx, always an
+// What every answer must be, whatever was asked (docs/api-reference.md: Errors, Hostile input): never a 5xx, always an
 // X-Request-Id, and every JSON error exactly `{ type, code, message }` — plus `errors`, a list of
 // `{ field, code, message }`, on a 422 VALIDATION_FAILED — with the status and type of the catalogue.
 import { expect } from 'vitest';
@@ -50,7 +50,7 @@ export function expectWithinContract(request: HttpRequest, response: HttpRespons
   return body;
 }
 
-/** The answer is the refusal API.md promises for a mutated request. */
+/** The answer is the refusal the API reference promises for a mutated request. */
 export function expectRefusal(request: HttpRequest, response: HttpResponse, refusal: Refusal, what: string): void {
   const context = exchange(request, response, what);
   const body = expectWithinContract(request, response, { what });

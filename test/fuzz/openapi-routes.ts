@@ -60,7 +60,7 @@ export function fuzzableRoutes(document: OpenApiDocument): Route[] {
 
 /**
  * The document says which security scheme a route takes, not whether an API key must be a merchant's or a
- * partner's: the partner API is the onboarding intents (API.md §5); every other keyed route takes a
+ * partner's: the partner API is the onboarding intents (docs/api-reference.md, Onboarding); every other keyed route takes a
  * merchant key (the webhook and event routes take either, and are driven with the merchant's).
  */
 function callerOf(template: string, operation: OpenApiOperation): Caller {

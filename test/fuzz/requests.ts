@@ -1,5 +1,5 @@
 // Requests to one route of the OpenAPI document: well-formed ones drawn from its schemas, and mutated ones —
-// a well-formed request with exactly one thing broken — each with the refusal API.md promises for it.
+// a well-formed request with exactly one thing broken — each with the refusal docs/api-reference.md promises for it.
 import fc from 'fast-check';
 import { percentEncode } from './http.ts';
 import {
@@ -14,7 +14,7 @@ export interface RequestScope {
   hints: FieldHints;
 }
 
-/** What API.md says the answer to a mutated request is. */
+/** What the API reference says the answer to a mutated request is. */
 export interface Refusal {
   /** The statuses allowed (any 4xx when absent). */
   statuses?: readonly number[];
@@ -32,14 +32,14 @@ export interface Mutation {
   refusal: Refusal | null;
 }
 
-/** API.md "Hostile input (rev 4)": the bounds of query integers that the schemas may not (yet) state. */
+/** docs/api-reference.md, Hostile input: bounds of query integers, in case a schema does not state them. */
 const CONTRACT_QUERY_BOUNDS: Record<string, { min: number; max: number }> = {
   page: { min: 1, max: 1_000_000 },
   before_id: { min: 1, max: Number.MAX_SAFE_INTEGER },
 };
 
 const BODY_LIMIT_BYTES = 64 * 1024;
-/** API.md: a body nested deeper than this is refused as 400 MALFORMED_JSON. */
+/** docs/api-reference.md, Hostile input: a body nested deeper than this is refused as 400 MALFORMED_JSON. */
 const MAX_BODY_DEPTH = 32;
 
 const MALFORMED_JSON: Refusal = { statuses: [400], code: 'MALFORMED_JSON' };
@@ -190,7 +190,7 @@ const WRONG_TYPE_VALUES: unknown[] = ['1', 'true', 1, 1.5, true, false, null, []
 /** JSON numbers no id, business_code or bank code can be: too large, not whole, negative, zero. */
 const IMPOSSIBLE_INTEGERS = ['99999999999999999999', '1e300', '-1e300', '9007199254740993', '-0', '0', '-1', '1.5', '1e-7'];
 
-/** Amounts API.md refuses, as JSON tokens (numbers and strings). */
+/** Amounts the API reference refuses (Money), as JSON tokens (numbers and strings). */
 const REFUSED_AMOUNTS = [
   '1e300', '99999999999999999999', '-0', '0', '-1', '-5', '10.001', '0.001',
   '"NaN"', '"Infinity"', '"1e3"', '""', '" 1"', '"1 "', '"1,50"', '"0x10"', '"-5"', '"+1"', '"1."', '".5"', '"1.001"', '"١٢"',
@@ -343,7 +343,7 @@ function bodyEncodingMutation(route: Route, schema: JsonSchema, parts: RequestPa
   ];
   const required = schema.required ?? [];
   if (route.method === 'POST' && required.length > 0) {
-    // API.md: an empty POST body is read as {}, so it lacks the required fields.
+    // An empty POST body is read as {} (Request rules), so it lacks the required fields.
     mutations.push(fc.constantFrom<RequestParts['body']>(json(''), { text: '' }, undefined)
       .map((body) => withText(`an empty body (fields required: ${required.join(', ')})`, body, invalidField(required[0]!))));
   }
@@ -392,7 +392,7 @@ function queryMutation(route: Route, parts: RequestParts): fc.Arbitrary<Mutation
 /** The text the service receives for `text` sent as UTF-8: a lone surrogate arrives as U+FFFD. */
 const asSentInUtf8 = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
 
-/** Ways to write `value` that are not canonical decimal (API.md: sign, exponent, fraction, hex, leading zero, spaces). */
+/** Ways to write `value` that are not canonical decimal (Hostile input: sign, exponent, fraction, hex, leading zero; and spaces). */
 function nonCanonicalForms(value: number): string[] {
   return [`${value}.0`, `0x${value.toString(16)}`, `+${value}`, `0${value}`, `${value}e0`, ` ${value}`, `${value} `, `${value}.`,
     `00${value}.00`, `${value / 10}e1`, `0o${value.toString(8)}`, `0b${value.toString(2)}`];
