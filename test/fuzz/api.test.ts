@@ -41,7 +41,12 @@ async function readRoutes(app: TestApp): Promise<Route[]> {
   return fuzzableRoutes(response.body);
 }
 
-const ROUTES = await readRoutes(pgliteApp);
+/**
+ * Routes that end a resource (DELETE, `…/cancel`) come last, so that the well-formed requests of the
+ * other routes still find the sandbox's QRs, transfers and endpoints alive.
+ */
+const endsResource = (route: Route) => route.method === 'DELETE' || route.template.endsWith('/cancel');
+const ROUTES = (await readRoutes(pgliteApp)).sort((a, b) => Number(endsResource(a)) - Number(endsResource(b)));
 
 /** Ids for drawing requests without an app: the generator's own checks only look at bodies and queries. */
 const GENERATOR_WORLD: World = {
