@@ -51,7 +51,8 @@ const invalidField = (field: string): Refusal => ({ statuses: [422], code: 'VALI
 /** The value of one path parameter: an existing id most of the time, otherwise any value of its schema. */
 function pathValue(route: Route, parameter: Parameter, scope: RequestScope, onlyExisting: boolean): fc.Arbitrary<string> {
   const existing = scope.pathValues(route, parameter);
-  const fromSchema = validValue(parameter.schema).map((value) => percentEncode(String(value)));
+  // An empty or dot-only segment would be another path (`/simple-qrs/` is the list), not a value of this parameter.
+  const fromSchema = validValue(parameter.schema).map((value) => percentEncode(String(value))).filter((segment) => !/^\.*$/.test(segment));
   if (existing.length === 0) return fromSchema;
   if (onlyExisting) return fc.constantFrom(...existing);
   return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...existing) }, { weight: 1, arbitrary: fromSchema });
