@@ -214,4 +214,10 @@ describe.each(databaseKinds())('fuzzing the hosted forms on %s', (kind) => {
       expect(after, `a refused registration changed the intent\n${describeRequest(request)}`).toEqual(before);
     }), { seed: fuzzSettings.seed, numRuns: FORM_RUNS });
   }, fuzzSettings.timeoutFor(FORM_RUNS, 150));
+
+  it('leaves every balance consistent with its movements (operator ledger check)', async () => {
+    const check = await t.request('GET', '/admin/v1/ledger/check');
+    expect(check.status).toBe(200);
+    expect(check.body, check.text).toMatchObject({ ok: true, violations: [] });
+  });
 });
