@@ -23,7 +23,7 @@ import { handleError, handleFrameworkError, handleNotFound, UNAVAILABLE_RETRY_AF
 import { createMetricsRegistry, httpMetrics } from './metrics.ts';
 import { registerOperationsRoutes } from './operations-routes.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { ErrorSchema } from './schemas.ts';
+import { ErrorSchema, StrictObject } from './schemas.ts';
 import { parseJsonBody, unknownFieldErrors, validatorCompiler } from './validation.ts';
 import { accessLogger, createLogger, lazyChildLogger, logBackgroundError, logResponse } from './logging.ts';
 
@@ -68,6 +68,10 @@ export interface BuildAppOptions {
    */
   startupGate?: { readonly isOpen: boolean };
 }
+
+/** The JSON API and the operator API (not the hosted pages, nor the operational routes). */
+const API_PATH = /^\/(api\/v2|admin\/v1)\//;
+const NO_QUERY = StrictObject({});
 
 /** Routes that answer before the database is ready: liveness, readiness, metrics and the API description. */
 const SERVED_BEFORE_READY = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/;
@@ -201,6 +205,9 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     const readsBody = methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS');
     if (requirement !== 'none') route.onRequest = [authenticatorFor(requirement, routeConfig?.module), ...hooksOf(route.onRequest)];
     if (gate && !SERVED_BEFORE_READY.test(route.url)) route.onRequest = [untilReady, ...hooksOf(route.onRequest)];
+    // A query parameter no route declares is refused like an unknown body field (422 unknown_field), on
+    // every API route: `GET /balance?business_code=…` must not pass silently where the lists refuse it.
+    if (API_PATH.test(route.url) && route.schema && !route.schema.querystring) route.schema.querystring = NO_QUERY;
     if (readsBody) {
       route.preValidation = [readIdempotencyKey, ...hooksOf(route.preValidation)];
       route.preHandler = [refuseForbiddenFields, ...hooksOf(route.preHandler)];

@@ -205,13 +205,15 @@ describe.each(databaseKinds())('operator API on %s', (kind) => {
       expect(response.text).not.toContain(merchant.apiKey);
     });
 
-    it('GET /merchants/{business_code} answers 404 for an unknown merchant and 422 for a non-numeric one', async () => {
+    it('GET /merchants/{business_code} answers 404 for an unknown merchant and for a path that is not a business_code', async () => {
       const unknown = await t.request('GET', `/admin/v1/merchants/${UNKNOWN_BUSINESS_CODE}`);
       expect(unknown.status).toBe(404);
       expect(unknown.body).toEqual(errorBody('invalid_request_error', 'NOT_FOUND'));
-      const notANumber = await t.request('GET', '/admin/v1/merchants/abc');
-      expect(notANumber.status).toBe(422);
-      expect(notANumber.body.code).toBe('VALIDATION_FAILED');
+      for (const path of ['abc', '0x3e9', '1e3', '1001.0', '+1001', '01001', '0', '99999999999999999999']) {
+        const notABusinessCode = await t.request('GET', `/admin/v1/merchants/${path}`);
+        expect(notABusinessCode.status, path).toBe(404);
+        expect(notABusinessCode.body).toEqual(errorBody('invalid_request_error', 'NOT_FOUND'));
+      }
     });
 
     it('PATCH /merchants/{business_code} turns the ACH module on and off', async () => {
