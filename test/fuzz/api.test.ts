@@ -26,7 +26,7 @@ import { fuzzSettings } from './settings.ts';
 import { buildWorld, credentialsFor, scopeOf, snapshotOf, withOperatorSubject, type World } from './world.ts';
 
 const WELL_FORMED_RUNS = fuzzSettings.runs(4);
-const MUTATED_RUNS = fuzzSettings.runs(6);
+const MUTATED_RUNS = fuzzSettings.runs(4);
 
 /**
  * Vitest must know the tests before any hook runs, so the routes are read from GET /openapi.json when this

@@ -22,7 +22,7 @@ import { amountForms, hostileText } from './json-schema-arbitrary.ts';
 import { fuzzSettings } from './settings.ts';
 import { buildWorld, snapshotOf, type World } from './world.ts';
 
-const FORM_RUNS = fuzzSettings.runs(15);
+const FORM_RUNS = fuzzSettings.runs(10);
 const FORM_BODY_LIMIT_BYTES = 8 * 1024;
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 

@@ -1,6 +1,7 @@
 // Requests to one route of the OpenAPI document: well-formed ones drawn from its schemas, and mutated ones —
 // a well-formed request with exactly one thing broken — each with the refusal docs/api-reference.md promises for it.
 import fc from 'fast-check';
+import { formatCentavos } from '../../src/money.ts';
 import { percentEncode } from './http.ts';
 import {
   FORBIDDEN_KEYS, hostileText, textLength, validValue, type FieldHints, type JsonSchema,
@@ -305,12 +306,6 @@ function violatesInteger(schema: JsonSchema, value: number): boolean {
 
 function nested(depth: number, kind: 'arrays' | 'objects'): string {
   return kind === 'arrays' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
-}
-
-function formatCentavos(centavos: number): string {
-  const sign = centavos < 0 ? '-' : '';
-  const magnitude = Math.abs(centavos);
-  return `${sign}${Math.floor(magnitude / 100)}.${String(magnitude % 100).padStart(2, '0')}`;
 }
 
 // --- body encoding: the bytes, not the fields -----------------------------------------------------
