@@ -3,9 +3,7 @@
 import fc from 'fast-check';
 import { formatCentavos } from '../../src/money.ts';
 import { percentEncode } from './http.ts';
-import {
-  FORBIDDEN_KEYS, hostileText, textLength, validValue, type FieldHints, type JsonSchema,
-} from './json-schema-arbitrary.ts';
+import { FORBIDDEN_KEYS, hostileText, validValue, type FieldHints, type JsonSchema } from './json-schema-arbitrary.ts';
 import { rawToken, toJsonText, type Parameter, type RequestParts, type Route } from './openapi-routes.ts';
 
 /** What a route's requests may use: existing ids for its path parameters, and hints for body and query fields. */
@@ -159,7 +157,7 @@ function withKeyAt(body: unknown, path: Path, key: string, value: unknown): unkn
 interface Change {
   what: string;
   body: unknown;
-  refusal: Refusal | null;
+  refusal: Refusal;
 }
 
 function bodyValueMutation(schema: JsonSchema, parts: RequestParts): fc.Arbitrary<Mutation> {
@@ -201,7 +199,7 @@ const REFUSED_AMOUNTS = [
 function siteChanges(site: Site, body: unknown): Array<fc.Arbitrary<Change>> {
   const { path, schema, value } = site;
   const field = fieldOf(path);
-  const change = (what: string, replacement: unknown, refusal: Refusal | null): Change => ({ what: `${field}: ${what}`, body: withValueAt(body, path, replacement), refusal });
+  const change = (what: string, replacement: unknown, refusal: Refusal): Change => ({ what: `${field}: ${what}`, body: withValueAt(body, path, replacement), refusal });
   const changes: Array<fc.Arbitrary<Change>> = [];
   const types = typesOf(schema);
   const money = schema['x-money'];
@@ -259,7 +257,7 @@ function objectChanges(site: Site, body: unknown): Array<fc.Arbitrary<Change>> {
   const object = value as Record<string, unknown>;
   const field = fieldOf(path);
   const changes: Array<fc.Arbitrary<Change>> = [];
-  const keyed = (what: string, key: string, keyValue: unknown, refusal: Refusal | null): Change =>
+  const keyed = (what: string, key: string, keyValue: unknown, refusal: Refusal): Change =>
     ({ what: `${field}: ${what}`, body: withKeyAt(body, path, key, keyValue), refusal });
 
   // Prototype keys are refused at any depth, also one level below where they are added.
@@ -407,9 +405,8 @@ function pathMutation(parameter: Parameter, parts: RequestParts): fc.Arbitrary<M
   const existing = parts.path[name]!;
   const mutation = (what: string, value: string, refusal: Refusal): Mutation =>
     ({ what: `path ${name}: ${what}`, parts: { ...parts, path: { ...parts.path, [name]: value } }, refusal });
+  // Identifiers: an id that does not exist answers 404 (a non-canonical integer, one past the bounds, a string past its length).
   const notFound: Refusal = { statuses: [404], code: 'NOT_FOUND' };
-  // A canonical number past the schema's bounds, or a string past its length, may be read as invalid (422) or as naming nothing (404).
-  const refused: Refusal = { statuses: [404, 422] };
   const garbage = fc.constantFrom('%00', `${existing}%00`, `%00${existing}`, `${existing}%20`, `%20${existing}`, '%', '%ZZ', '%C0%AF', '%ED%A0%80', '%FF', `${existing}%2F`, `${existing}x`, '%E2%80%AE');
   if (parameter.schema.type === 'integer') {
     const value = Number(existing);
@@ -419,12 +416,12 @@ function pathMutation(parameter: Parameter, parts: RequestParts): fc.Arbitrary<M
         return mutation(`${JSON.stringify(text)}, a non-canonical ${value}`, text, notFound);
       }),
       fc.constantFrom('-1', `-${existing}`, '1e3', `${value}.5`).map((text) => mutation(text, text, notFound)),
-      fc.constantFrom('0', '9007199254740992', '99999999999999999999', `1${'0'.repeat(400)}`).map((text) => mutation(text, text, refused)),
+      fc.constantFrom('0', '9007199254740992', '99999999999999999999', `1${'0'.repeat(400)}`).map((text) => mutation(text, text, notFound)),
       garbage.map((text) => mutation(text, text, notFound)),
     );
   }
   return fc.oneof(
-    garbage.map((text) => mutation(text, text, refused)),
-    fc.integer({ min: 65, max: 5000 }).map((length) => mutation(`${length} characters`, 'x'.repeat(length), refused)),
+    garbage.map((text) => mutation(text, text, notFound)),
+    fc.integer({ min: 65, max: 5000 }).map((length) => mutation(`${length} characters`, 'x'.repeat(length), notFound)),
   );
 }
