@@ -98,6 +98,13 @@ export function validValue(schema: JsonSchema, hints: FieldHints = {}): fc.Arbit
   }
 }
 
+/** The schema of the smallest values of `schema`: every object with its required properties only. */
+export function requiredOnly(schema: JsonSchema): JsonSchema {
+  if (!schema.properties) return schema;
+  const required = schema.required ?? [];
+  return { ...schema, properties: Object.fromEntries(required.map((name) => [name, requiredOnly(schema.properties![name]!)])) };
+}
+
 function validInteger(schema: JsonSchema): fc.Arbitrary<number> {
   const min = schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : schema.minimum ?? Number.MIN_SAFE_INTEGER;
   const max = schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : schema.maximum ?? Number.MAX_SAFE_INTEGER;

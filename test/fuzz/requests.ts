@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { formatCentavos } from '../../src/money.ts';
 import { percentEncode } from './http.ts';
-import { FORBIDDEN_KEYS, hostileText, validValue, type FieldHints, type JsonSchema } from './json-schema-arbitrary.ts';
+import { FORBIDDEN_KEYS, hostileText, requiredOnly, validValue, type FieldHints, type JsonSchema } from './json-schema-arbitrary.ts';
 import { rawToken, toJsonText, type Parameter, type RequestParts, type Route } from './openapi-routes.ts';
 
 /** What a route's requests may use: existing ids for its path parameters, and hints for body and query fields. */
@@ -73,14 +73,17 @@ function withContractBounds(parameter: Parameter): JsonSchema {
 }
 
 /**
- * A request the route's schemas accept. `onlyExisting`: path ids are always existing resources of the
- * scope (the base of a mutation must name something real, so that only the mutation is wrong).
+ * A request the route's schemas accept. For the base of a mutation, which must be right but for the
+ * mutation: `onlyExisting`, path ids always name existing resources of the scope; `minimalBody`, the body
+ * has its required fields only (a field the schema accepts may still break a business rule, whose 422
+ * comes before a path's 404 in the order of checks).
  */
-export function wellFormedRequest(route: Route, scope: RequestScope, onlyExisting = false): fc.Arbitrary<RequestParts> {
-  const path = fc.record(Object.fromEntries(route.pathParameters.map((p) => [p.name, pathValue(route, p, scope, onlyExisting)])));
+export function wellFormedRequest(route: Route, scope: RequestScope, options: { onlyExisting?: boolean; minimalBody?: boolean } = {}): fc.Arbitrary<RequestParts> {
+  const path = fc.record(Object.fromEntries(route.pathParameters.map((p) => [p.name, pathValue(route, p, scope, options.onlyExisting ?? false)])));
   const query = fc.tuple(...route.queryParameters.map((p) => fc.option(queryValue(p, scope.hints), { nil: undefined })))
     .map((values) => values.flatMap((value, index): Array<[string, string]> => value === undefined ? [] : [[route.queryParameters[index]!.name, value]]));
-  const body = route.body ? validValue(route.body, scope.hints).map((json) => ({ json })) : fc.constant(undefined);
+  const bodySchema = route.body && options.minimalBody ? requiredOnly(route.body) : route.body;
+  const body = bodySchema ? validValue(bodySchema, scope.hints).map((json) => ({ json })) : fc.constant(undefined);
   return fc.record({ path, query, body }).map(({ path, query, body }) => (body === undefined ? { path, query } : { path, query, body }));
 }
 
@@ -89,7 +92,7 @@ export function wellFormedRequest(route: Route, scope: RequestScope, onlyExistin
 
 /** Every way this route's well-formed requests can be broken, each family equally likely. */
 export function mutatedRequest(route: Route, scope: RequestScope): fc.Arbitrary<Mutation> {
-  const base = wellFormedRequest(route, scope, true);
+  const base = wellFormedRequest(route, scope, { onlyExisting: true });
   const families: Array<fc.Arbitrary<Mutation>> = [];
   if (route.body) {
     const bodySchema = route.body;
@@ -97,7 +100,8 @@ export function mutatedRequest(route: Route, scope: RequestScope): fc.Arbitrary<
     families.push(base.chain((parts) => bodyEncodingMutation(route, bodySchema, parts)));
   }
   if (route.queryParameters.length > 0) families.push(base.chain((parts) => queryMutation(route, parts)));
-  for (const parameter of route.pathParameters) families.push(base.chain((parts) => pathMutation(parameter, parts)));
+  const minimalBase = wellFormedRequest(route, scope, { onlyExisting: true, minimalBody: true });
+  for (const parameter of route.pathParameters) families.push(minimalBase.chain((parts) => pathMutation(parameter, parts)));
   return fc.oneof(...families).map(labelled);
 }
 
