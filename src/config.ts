@@ -43,6 +43,8 @@ export interface Config {
   /** null: rate limiting off (benchmarks). */
   rateLimit: RateLimitConfig | null;
   role: Role;
+  /** Whether a sandbox may deliver webhooks to private addresses (live mode never does). */
+  webhookPrivateTargets: 'allow' | 'deny';
   /** Banks of BANKS_FILE; null: the shipped default list of Bolivian banks (src/transfers/banks.ts). */
   banks: BankConfig[] | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -104,6 +106,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     const list = durationList(t, 2, 2);
     return list ? { delays: list as [number, number] } : null;
   }, 'two durations such as 10s,10s, or off')?.delays ?? null;
+  const webhookPrivateTargets = read('WEBHOOK_PRIVATE_TARGETS', mode === 'live' ? 'deny' : 'allow', (t) => {
+    const value = oneOf(t, ['allow', 'deny'] as const);
+    return value === 'allow' && mode === 'live' ? null : value; // live mode always guards its deliveries
+  }, 'allow or deny (live mode: deny only; the guard cannot be turned off there)');
   const rateLimit = read('RATE_LIMIT', '100/s,200', parseRateLimit,
     'RATE/s,BURST with whole numbers (e.g. 100/s,200), or off')?.limit ?? null;
   const role = read('ROLE', 'all', (t) => oneOf(t, ['api', 'worker', 'all'] as const), 'api, worker or all');
@@ -116,7 +122,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port, host, database, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
-    onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs,
+    onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
     rateLimit, role, banks, logLevel,
   };
 }

@@ -35,6 +35,8 @@ declare module 'fastify' {
     idempotency?: 'required' | 'optional';
     /** A module the merchant must have enabled (403 MODULE_NOT_ENABLED). */
     module?: 'ach';
+    /** Terminal keys may call the route (QRs and their payments); elsewhere they get 403 KEY_SCOPE_INSUFFICIENT. */
+    terminal?: true;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -116,7 +118,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     }
   });
 
-  const verifier = new KeyVerifier(db, clock, (error, what) => logBackgroundError(app.log, error, what));
+  const verifier = new KeyVerifier(db, clock, config.mode, (error, what) => logBackgroundError(app.log, error, what));
   const rateLimiter = config.rateLimit ? new RateLimiter(config.rateLimit) : null;
   app.addHook('onReady', () => verifier.start());
   app.addHook('onClose', () => verifier.stop());
@@ -130,7 +132,9 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   // 401 → 429 → 403, before the body is read (docs/api-reference.md#order-of-checks). One hook per route, built when
   // the route is added, so a request does not look its route's options up (Fastify builds that object anew
   // on each access).
-  const authenticatorFor = (requirement: Exclude<AuthRequirement, 'none'>, module: FastifyContextConfig['module']) => {
+  const authenticatorFor = (requirement: Exclude<AuthRequirement, 'none'>, routeConfig: FastifyContextConfig | undefined) => {
+    const module = routeConfig?.module;
+    const terminalAllowed = routeConfig?.terminal === true;
     if (requirement === 'admin') {
       return async (request: FastifyRequest) => {
         if (!config.adminToken || !isAdminAuthorization(request.headers.authorization, config.adminToken)) {
@@ -139,8 +143,8 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
       };
     }
     /** The checks after the key is known (429 → 403); the refusal, or undefined once the caller is admitted. */
-    const admit = (request: FastifyRequest, reply: FastifyReply, principal: Principal | null): ApiError | undefined => {
-      if (!principal) return new ApiError('API_KEY_INVALID');
+    const admit = (request: FastifyRequest, reply: FastifyReply, principal: Principal | ApiError): ApiError | undefined => {
+      if (principal instanceof ApiError) return principal;
       if (rateLimiter) {
         const decision = rateLimiter.take(principal.keyPrefix, performance.now());
         reply.header('RateLimit-Limit', decision.limit);
@@ -150,6 +154,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
           return new ApiError('RATE_LIMITED', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
         }
       }
+      if (principal.kind === 'merchant' && principal.terminal && !terminalAllowed) return new ApiError('KEY_SCOPE_INSUFFICIENT');
       if (requirement === 'merchant' && principal.kind !== 'merchant') return new ApiError('MERCHANT_KEY_REQUIRED');
       if (requirement === 'partner' && principal.kind !== 'partner') return new ApiError('MASTER_KEY_REQUIRED');
       if (principal.kind === 'merchant') {
@@ -203,7 +208,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     const requirement = routeConfig?.auth ?? 'none';
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const readsBody = methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS');
-    if (requirement !== 'none') route.onRequest = [authenticatorFor(requirement, routeConfig?.module), ...hooksOf(route.onRequest)];
+    if (requirement !== 'none') route.onRequest = [authenticatorFor(requirement, routeConfig), ...hooksOf(route.onRequest)];
     if (gate && !SERVED_BEFORE_READY.test(route.url)) route.onRequest = [untilReady, ...hooksOf(route.onRequest)];
     // A query parameter no route declares is refused like an unknown body field (422 unknown_field), on
     // every API route: `GET /balance?business_code=…` must not pass silently where the lists refuse it.
@@ -238,7 +243,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
       servers: [{ url: config.publicBaseUrl }],
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Merchant API key (mk_…) or partner master key (pk_master_…)' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Merchant API key (mk_…), terminal key (tk_…: QRs and their payments only) or partner master key (pk_master_…); _test_ keys in sandbox, _live_ keys in live mode' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the operator API' },
         },
       },

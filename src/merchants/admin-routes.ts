@@ -131,13 +131,15 @@ export async function registerAdminRoutes(app: App, { config, db, clock }: AppCo
   app.post('/merchants/:business_code/api-keys', {
     config: adminRoute,
     schema: {
-      tags, security, summary: 'Create another API key for a merchant',
+      tags, security, summary: 'Create another API key for a merchant: a full merchant key, or a terminal key for a POS or kiosk',
       params: schemas.BusinessCodeParams,
-      response: { 201: schemas.CreatedMerchantKeySchema, ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+      body: schemas.CreateMerchantKeyBody,
+      response: { 201: schemas.CreatedMerchantKeySchema, ...errorResponses(...ADMIN_ERRORS, 400, 404, 413, 415, 422) },
     },
   }, async (request, reply) => {
-    const key = await db.transaction((tx) => merchants.createMerchantApiKey(tx, request.params.business_code, config.mode, clock.now()));
-    return reply.code(201).send({ api_key: key.apiKey, key_prefix: key.keyPrefix });
+    const kind = request.body.kind ?? 'merchant';
+    const key = await db.transaction((tx) => merchants.createMerchantApiKey(tx, request.params.business_code, config.mode, clock.now(), kind));
+    return reply.code(201).send({ api_key: key.apiKey, key_prefix: key.keyPrefix, kind: key.kind });
   });
 
   app.get('/merchants/:business_code/api-keys', {

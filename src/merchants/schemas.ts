@@ -60,11 +60,26 @@ export const MerchantSchema = Type.Object({
   updated_at: Timestamp(),
 });
 
-export const CreatedMerchantKeySchema = Type.Object({ api_key: Type.String(), key_prefix: Type.String() });
+const KEY_KINDS = ['merchant', 'terminal'] as const;
+
+export const CreateMerchantKeyBody = StrictObject({
+  kind: Type.Optional(StringEnum(KEY_KINDS, {
+    default: 'merchant',
+    description: 'merchant: the whole merchant API; terminal (tk_…): a POS or kiosk key for QRs and their payments only',
+  })),
+});
+export type CreateMerchantKeyBody = Static<typeof CreateMerchantKeyBody>;
+
+export const CreatedMerchantKeySchema = Type.Object({
+  api_key: Type.String({ description: 'Shown once: only its SHA-256 is stored' }),
+  key_prefix: Type.String(),
+  kind: StringEnum(KEY_KINDS),
+});
 export const CreatedMasterKeySchema = Type.Object({ master_key: Type.String(), key_prefix: Type.String() });
 
 export const ApiKeyListingSchema = Type.Object({
   key_prefix: Type.String(),
+  kind: StringEnum(['merchant', 'terminal', 'partner'] as const),
   created_at: Timestamp(),
   last_used_at: Type.Union([Timestamp(), Type.Null()]),
   revoked_at: Type.Union([Timestamp(), Type.Null()]),

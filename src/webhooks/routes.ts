@@ -8,6 +8,7 @@ import { PageSchema, pageMeta, pageOffset, pageRequest } from '../http/paginatio
 import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
 import * as schemas from './schemas.ts';
 import * as webhooks from './service.ts';
+import { destinationPolicyOf } from './ssrf.ts';
 import type { EndpointRow } from './service.ts';
 
 const tags = ['webhooks'];
@@ -32,6 +33,7 @@ function endpointWithSecret(endpoint: EndpointRow) {
 }
 
 export async function registerWebhookEndpointRoutes(app: App, { config, db, clock }: AppContext): Promise<void> {
+  const destinations = destinationPolicyOf(config);
   app.post('/api/v2/webhook-endpoints', {
     config: routeConfig,
     schema: {
@@ -41,7 +43,7 @@ export async function registerWebhookEndpointRoutes(app: App, { config, db, cloc
     },
   }, async (request, reply) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    const endpoint = await db.transaction((tx) => webhooks.createEndpoint(tx, owner, request.body, config.mode, clock.now()));
+    const endpoint = await db.transaction((tx) => webhooks.createEndpoint(tx, owner, request.body, destinations, clock.now()));
     return reply.code(201).send(endpointWithSecret(endpoint));
   });
 
@@ -83,7 +85,7 @@ export async function registerWebhookEndpointRoutes(app: App, { config, db, cloc
     },
   }, async (request) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    const endpoint = await db.transaction((tx) => webhooks.updateEndpoint(tx, owner, request.params.id, request.body, config.mode, clock.now()));
+    const endpoint = await db.transaction((tx) => webhooks.updateEndpoint(tx, owner, request.params.id, request.body, destinations, clock.now()));
     if (!endpoint) throw notFound('webhook endpoint');
     return endpointView(endpoint);
   });
