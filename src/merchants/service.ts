@@ -97,6 +97,11 @@ export async function findPayoutAccount(db: Queryable, businessCode: number): Pr
   return store.findPayoutAccount(db, businessCode);
 }
 
+/** False for a suspended merchant: its QRs refuse payment, whatever channel reports one. */
+export async function acceptsPayments(db: Queryable, businessCode: number): Promise<boolean> {
+  return (await store.findMerchant(db, businessCode))?.status === 'active';
+}
+
 export async function getMerchant(db: Queryable, businessCode: number): Promise<MerchantRow> {
   const merchant = await store.findMerchant(db, businessCode);
   if (!merchant) throw notFound('merchant');

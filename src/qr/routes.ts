@@ -54,7 +54,7 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
     return found;
   };
   /** A QR of this merchant, through the read cache. */
-  const readOwnQr = async (businessCode: number, qrId: string) => ownQr(businessCode, await watcher.cache.read(qrId, () => qrs.findQrById(db, qrId)));
+  const readOwnQr = async (businessCode: number, qrId: string) => ownQr(businessCode, await watcher.readById(qrId));
 
   // POS polling reads the same state again and again: the ETag and JSON of a cached read are built once
   // and kept until its effective state can next change by itself (its expiry). The view is a pure function

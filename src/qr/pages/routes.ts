@@ -31,7 +31,7 @@ export async function registerPayPages(app: App, context: AppContext, watcher: Q
   };
 
   const showPage = async (reply: FastifyReply, token: string, status = 200, form?: SimulateFormState) => {
-    const found = await qrs.findQrByPayToken(db, token);
+    const found = await watcher.readByPayToken(token);
     if (!found) return sendPage(reply, 404, renderNotFoundPage);
     const merchant = await merchants.getMerchant(db, found.qr.business_code);
     return sendPage(reply, status, (nonce) => renderPayPage({
@@ -53,13 +53,15 @@ export async function registerPayPages(app: App, context: AppContext, watcher: Q
     },
   }, async (request, reply) => {
     const token = request.params.token;
-    let found = await qrs.findQrByPayToken(db, token);
+    // Through the watcher's cache, shared with the API's polls: a page left open costs no database read of its own.
+    let found = await watcher.readByPayToken(token);
     if (!found) throw notFound('payment page');
+    const qrId = found.qr.id;
     let now = clock.now();
     const ifNoneMatch = request.headers['if-none-match'];
     if (request.query.wait !== undefined) {
       ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? qrs.etagOf(found.qr, now), request.query.wait,
-        () => qrs.findQrByPayToken(db, token)));
+        () => watcher.readById(qrId)));
     }
     const etag = qrs.etagOf(found.qr, now);
     reply.header('ETag', etag).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer');
