@@ -56,14 +56,17 @@ export class KeyVerifier {
    * requests, so they wait on no promise), else once the database has answered. Only keys of this mode are
    * ever cached, so the mode is checked on a miss alone.
    */
-  verify(apiKey: string): Principal | ApiError | Promise<Principal | ApiError> {
+  verify(apiKey: string, beforeLookup?: () => ApiError | undefined): Principal | ApiError | Promise<Principal | ApiError> {
     const keyHash = hashApiKey(apiKey);
     const cached = this.cache.get(keyHash);
     if (cached && cached.expiresAtMs > performance.now()) return this.used(cached.principal);
-    // Only a well-formed key of this mode is worth a database lookup.
+    // Only a well-formed key of this mode is worth a database lookup, and the caller may refuse it first
+    // (the per-address limit on keys not verified lately).
     const shape = keyShapeOf(apiKey);
     if (!shape) return new ApiError('API_KEY_INVALID');
     if (shape.mode !== this.mode) return wrongModeError(shape.mode, this.mode);
+    const refusal = beforeLookup?.();
+    if (refusal) return refusal;
     return this.lookUp(keyHash);
   }
 
@@ -120,12 +123,12 @@ function wrongModeError(keyMode: Mode, serviceMode: Mode): ApiError {
   return new ApiError('API_KEY_INVALID', { message: `This is ${keyWord}; this service runs in ${serviceWord}.` });
 }
 
-/** Constant-time comparison of `Authorization: Bearer …` with the configured token. */
-export function isAdminAuthorization(header: string | undefined, adminToken: string): boolean {
+/** Constant-time comparison of `Authorization: Bearer …` with a configured token (ADMIN_TOKEN, METRICS_TOKEN). */
+export function isBearerAuthorization(header: string | undefined, token: string): boolean {
   const match = /^Bearer (.+)$/i.exec(header ?? ''); // auth schemes are case-insensitive (RFC 9110 §11.1)
   if (!match) return false;
   const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(match[1]!), digest(adminToken));
+  return timingSafeEqual(digest(match[1]!), digest(token));
 }
 
 /** The business_code of the merchant calling a `auth: 'merchant'` route. */

@@ -14,6 +14,8 @@ import type { EndpointRow } from './service.ts';
 const tags = ['webhooks'];
 const security = [{ apiKey: [] }];
 const routeConfig = { auth: 'merchant_or_partner' as const };
+/** Create and rotate-secret show the signing secret, once. */
+const showsSecret = { auth: 'merchant_or_partner' as const, showsSecret: true as const };
 const WRITE_ERRORS = [...AUTHENTICATED_ERRORS, 400, 413, 415, 422] as const;
 
 function endpointView(endpoint: EndpointRow) {
@@ -35,7 +37,7 @@ function endpointWithSecret(endpoint: EndpointRow) {
 export async function registerWebhookEndpointRoutes(app: App, { config, db, clock }: AppContext): Promise<void> {
   const destinations = destinationPolicyOf(config);
   app.post('/api/v2/webhook-endpoints', {
-    config: routeConfig,
+    config: showsSecret,
     schema: {
       tags, security, summary: 'Register an endpoint that receives signed event webhooks; the secret is shown once',
       body: schemas.CreateEndpointBody,
@@ -105,7 +107,7 @@ export async function registerWebhookEndpointRoutes(app: App, { config, db, cloc
   });
 
   app.post('/api/v2/webhook-endpoints/:id/rotate-secret', {
-    config: routeConfig,
+    config: showsSecret,
     schema: {
       tags, security,
       summary: 'Replace the signing secret; for 24 hours deliveries carry signatures with both the new and the previous secret',

@@ -32,8 +32,8 @@ export async function registerOnboardingPages(app: App, context: AppContext): Pr
   /** The pay page's security headers; form-action also allows the cancel_url's origin (the cancel POST redirects there). */
   const headersFor = (nonce: string, intent: IntentRow | null) => {
     const headers = pageHeaders(nonce);
-    const cancelOrigin = intent?.cancel_url ? new URL(intent.cancel_url).origin : null;
-    if (cancelOrigin && cancelOrigin !== 'null') {
+    const cancelOrigin = intent?.cancel_url ? onboarding.redirectOriginOf(intent.cancel_url) : null;
+    if (cancelOrigin) {
       headers['content-security-policy'] = headers['content-security-policy']!.replace("form-action 'self'", `form-action 'self' ${cancelOrigin}`);
     }
     return headers;
@@ -131,7 +131,8 @@ export async function registerOnboardingPages(app: App, context: AppContext): Pr
       const current = (await onboarding.findIntentByToken(db, intent.token))!;
       return gonePage(reply, current, onboarding.effectiveStatus(current, clock.now()) as 'expired' | 'cancelled' | 'completed');
     }
-    if (cancelled.cancel_url) return reply.code(303).header('location', cancelled.cancel_url).send();
+    // The parsed form: percent-encoded ASCII, whatever the partner typed (a header cannot carry raw Unicode).
+    if (cancelled.cancel_url) return reply.code(303).header('location', new URL(cancelled.cancel_url).href).send();
     return sendPage(reply, 200, null, renderCancelledPage);
   });
 
