@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { formatCentavos } from '../../src/money.ts';
 import { percentEncode } from './http.ts';
-import { FORBIDDEN_KEYS, hostileText, requiredOnly, validValue, type FieldHints, type JsonSchema } from './json-schema-arbitrary.ts';
+import { FORBIDDEN_KEYS, hostileText, requiredOnly, unpairedSurrogate, validValue, type FieldHints, type JsonSchema } from './json-schema-arbitrary.ts';
 import { rawToken, toJsonText, type Parameter, type RequestParts, type Route } from './openapi-routes.ts';
 
 /** What a route's requests may use: existing ids for its path parameters, and hints for body and query fields. */
@@ -222,6 +222,8 @@ function siteChanges(site: Site, body: unknown): Array<fc.Arbitrary<Change>> {
   } else if (types.includes('string')) {
     changes.push(fc.tuple(hostileText({ maxLength: 8 }), hostileText({ maxLength: 8 }))
       .map(([before, after]) => change('text with U+0000', `${before}\0${after}`, invalidField(field))));
+    changes.push(fc.tuple(hostileText({ maxLength: 8 }), unpairedSurrogate, hostileText({ maxLength: 8 }))
+      .map(([before, surrogate, after]) => change('text with an unpaired surrogate', `${before}${surrogate}${after}`, invalidField(field))));
     if (schema.maxLength !== undefined) {
       const maxLength = schema.maxLength;
       changes.push(fc.integer({ min: maxLength + 1, max: maxLength + 64 }).map((length) => change(`${length} characters (at most ${maxLength})`, 'x'.repeat(length), invalidField(field))));
