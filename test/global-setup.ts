@@ -11,6 +11,7 @@ import type { TestProject } from 'vitest/node';
 import { migrate } from '../src/db/migrate.ts';
 import { openPglite } from '../src/db/pglite.ts';
 import { openPostgres } from '../src/db/postgres.ts';
+import { hasChromium } from './helpers/chromium.ts';
 import { databaseUrlWithName } from './helpers/postgres-url.ts';
 
 declare module 'vitest' {
@@ -26,6 +27,9 @@ let templateName = '';
 let pgliteTemplateDir = '';
 
 export async function setup(project: TestProject): Promise<void> {
+  if (!hasChromium() && process.env.CI === 'true') {
+    throw new Error('CI=true but /usr/bin/chromium is missing: the hosted pages must be tested in a browser (apt-get install -y chromium).');
+  }
   pgliteTemplateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-pglite-template-'));
   const pglite = await openPglite();
   try {
@@ -75,6 +79,9 @@ export async function teardown(): Promise<void> {
     } finally {
       await admin.end();
     }
+  }
+  if (!hasChromium()) {
+    process.stdout.write('\n!! /usr/bin/chromium is missing: the hosted-page browser tests were skipped (apt-get install -y chromium).\n');
   }
   if (!url) {
     const bar = '!'.repeat(78);
