@@ -30,6 +30,8 @@ export interface Config {
   port: number;
   host: string;
   database: DatabaseTarget;
+  /** PostgreSQL: longest a statement of a request or job may wait for its answer before it fails as unavailable (503). */
+  databaseQueryTimeoutMs: number;
   mode: Mode;
   publicBaseUrl: string;
   /** Bearer token of the operator API; null disables `/admin/v1` (404). */
@@ -89,6 +91,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const host = read('HOST', '127.0.0.1', (t) => t, 'a host name or address');
   const database = read('DATABASE_URL', '', (t) => databaseTarget(t, env.DATA_DIR, cwd),
     'postgres://user@host:port/database, postgresql://…, or memory:// (unset: embedded database in DATA_DIR)');
+  const databaseQueryTimeoutMs = read('DATABASE_QUERY_TIMEOUT', '15s', (t) => {
+    const ms = positiveDuration(t);
+    return ms !== null && ms <= 600_000 ? ms : null;
+  }, 'a duration from 1ms to 10m, such as 15s');
   const mode = read('MODE', 'sandbox', (t) => oneOf(t, ['sandbox', 'live'] as const), 'sandbox or live');
   const publicBaseUrl = read('PUBLIC_BASE_URL', `http://localhost:${port ?? 3000}`, baseUrl,
     'an absolute http(s) URL without query or fragment, e.g. https://pay.example.com');
@@ -134,7 +140,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
-    port, host, database, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
+    port, host, database, databaseQueryTimeoutMs, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
     onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
     rateLimit, publicRateLimit, trustProxy, metricsToken, role, banks, logLevel,
   };

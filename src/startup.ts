@@ -56,7 +56,7 @@ export async function startService(config: Config, options: StartOptions): Promi
   const { log } = options;
   const onBackgroundError = (error: unknown, context: string) => logBackgroundError(log, error, context);
   // Opening connects nothing for PostgreSQL (the pool connects on first use); PGlite opens its files.
-  const db = await openDatabase(config.database, { purpose: 'service', onBackgroundError });
+  const db = await openDatabase(config.database, { purpose: 'service', onBackgroundError, queryTimeoutMs: config.databaseQueryTimeoutMs });
   const context: AppContext = { config, db, clock: options.clock ?? systemClock };
   const gate = new StartupGate();
   // One registry for the HTTP metrics and the workers' (webhook deliveries, outbox lag), served on /metrics.
@@ -69,17 +69,16 @@ export async function startService(config: Config, options: StartOptions): Promi
   }
 
   const stopping = new AbortController();
-  let workers: WorkerRunner | null = null;
+  const running: { workers: WorkerRunner | null } = { workers: null };
   const ready = (async () => {
     const sandbox = await untilDatabaseAnswers(async () => {
-      const applied = await migrate(db);
-      if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
+      await migrateWithoutTimeout(config, db, log);
       return createSandboxAccountsIfEmpty(context);
     }, { log, signal: stopping.signal, maxDelayMs: options.maxRetryDelayMs ?? 5_000 });
     gate.markOpen();
     if (config.role !== 'api' && !stopping.signal.aborted) {
-      workers = new WorkerRunner(db, log, backgroundJobs(context, { metrics, onError: onBackgroundError }));
-      await workers.start();
+      running.workers = new WorkerRunner(db, log, backgroundJobs(context, { metrics, onError: onBackgroundError }));
+      await running.workers.start();
     }
     return sandbox;
   })();
@@ -94,10 +93,26 @@ export async function startService(config: Config, options: StartOptions): Promi
       stopping.abort();
       await ready.catch(() => {});
       await app?.close(); // stops accepting, finishes in-flight requests
-      await (workers as WorkerRunner | null)?.stop(); // finishes the current batch of each job
+      await running.workers?.stop(); // finishes the current batch of each job
       await db.close();
     },
   };
+}
+
+/**
+ * Applies pending migrations. On PostgreSQL through a pool of its own without the request pool's statement
+ * time limit: a migration on a large table may rightly take minutes. (PGlite is one connection: its own.)
+ */
+async function migrateWithoutTimeout(config: Config, db: Database, log: FastifyBaseLogger): Promise<void> {
+  const migrator = config.database.kind === 'postgres'
+    ? await openDatabase(config.database, { purpose: 'migrations', maxConnections: 1, queryTimeoutMs: 0 })
+    : db;
+  try {
+    const applied = await migrate(migrator);
+    if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
+  } finally {
+    if (migrator !== db) await migrator.close();
+  }
 }
 
 /** The service was stopped while it still waited for its database: not a failure of the start. */

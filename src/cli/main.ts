@@ -200,7 +200,8 @@ async function main(argv: string[]): Promise<number> {
   }
   let db: Database;
   try {
-    db = await openDatabase(config.database, { purpose: 'cli', maxConnections: 2 });
+    // An operator's command (a migration on a large table) may run as long as it needs.
+    db = await openDatabase(config.database, { purpose: 'cli', maxConnections: 2, queryTimeoutMs: 0 });
   } catch (error) {
     if (error instanceof DataDirInUseError) {
       process.stderr.write(`mps: ${error.message}\n`);

@@ -88,8 +88,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   // node-postgres's own words for a connection that died: while a query ran, before one was sent ("not
   // queryable": a pooled client whose connection was cut after its last query), or while connecting.
+  // "Query read timeout": the pool's query_timeout fired (the server stopped answering).
   return typeof message === 'string'
-    && /Connection terminated|not queryable|timeout exceeded when trying to connect/i.test(message);
+    && /Connection terminated|not queryable|timeout exceeded when trying to connect|Query read timeout/i.test(message);
 }
 
 export class DatabaseUnavailableError extends Error {

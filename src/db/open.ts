@@ -10,12 +10,16 @@ export interface OpenDatabaseOptions {
   purpose: string;
   onBackgroundError?: (error: unknown, context: string) => void;
   maxConnections?: number;
+  /** PostgreSQL: longest wait for a statement's answer (see PostgresOptions); 0 for none. */
+  queryTimeoutMs?: number;
 }
 
 export async function openDatabase(target: DatabaseTarget, options: OpenDatabaseOptions): Promise<Database> {
   switch (target.kind) {
     case 'postgres':
-      return openPostgres({ url: target.url, onBackgroundError: options.onBackgroundError, maxConnections: options.maxConnections });
+      return openPostgres({
+        url: target.url, onBackgroundError: options.onBackgroundError, maxConnections: options.maxConnections, queryTimeoutMs: options.queryTimeoutMs,
+      });
     case 'pglite-memory':
       return openPglite({ onBackgroundError: options.onBackgroundError });
     case 'pglite': {

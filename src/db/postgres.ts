@@ -1,8 +1,9 @@
 // Database adapter for a PostgreSQL server through a `pg` pool, plus one dedicated listening connection.
 import pg from 'pg';
 import type { Database, QueryResult, Transaction } from './database.ts';
-import { int8ToNumber } from './database.ts';
+import { int8ToNumber, isDatabaseUnavailable } from './database.ts';
 import { CoalescingNotifier } from './notifier.ts';
+import { Listener } from './postgres-listener.ts';
 
 const INT8_OID = 20;
 const INT8_ARRAY_OID = 1016;
@@ -49,9 +50,17 @@ class StatementNames {
   }
 }
 
+const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
+
 export interface PostgresOptions {
   url: string;
   maxConnections?: number;
+  /**
+   * Longest a statement may wait for its answer before the request gets a 503 (default 15 s): a network
+   * cut without a reset, or a server that stopped answering, must not hold requests until TCP gives up
+   * (minutes). 0: no limit (migrations, which may legitimately run long).
+   */
+  queryTimeoutMs?: number;
   onBackgroundError?: (error: unknown, context: string) => void;
 }
 
@@ -63,6 +72,9 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     max: connections,
     types: typeParsers,
     connectionTimeoutMillis: 5_000,
+    query_timeout: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+    // Pooled connections whose peer vanished without a reset are found by TCP keep-alive, not left to hang.
+    keepAlive: true,
     application_name: 'merchant-payments',
   });
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
@@ -116,10 +128,15 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         for (const n of afterCommit) notifier.notify(n.channel, n.payload);
         return value;
       } catch (error) {
-        try {
-          await client.query('rollback');
-        } catch {
-          broken = true; // the connection itself failed: do not return it to the pool
+        // A dead or unanswering connection is destroyed, not asked to roll back (that would wait on it
+        // again); the server rolls back what the closed connection left open.
+        if (isDatabaseUnavailable(error)) broken = true;
+        else {
+          try {
+            await client.query('rollback');
+          } catch {
+            broken = true; // the connection itself failed: do not return it to the pool
+          }
         }
         throw error;
       } finally {
@@ -141,117 +158,4 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     },
   };
   return database;
-}
-
-type Subscription = { channel: string; handler: (payload: string) => void; onReconnect?: () => void };
-
-/**
- * One connection that LISTENs for every subscription of this process. When it drops, it reconnects with
- * exponential back-off plus jitter, LISTENs again, and tells subscribers to poll (they may have missed
- * notifications meanwhile).
- */
-class Listener {
-  private client: pg.Client | null = null;
-  private connecting: Promise<void> | null = null;
-  private subscriptions = new Set<Subscription>();
-  private closed = false;
-  private failures = 0;
-  private retryTimer: NodeJS.Timeout | null = null;
-
-  constructor(
-    private readonly url: string,
-    private readonly onBackgroundError: (error: unknown, context: string) => void,
-  ) {}
-
-  async subscribe(channel: string, handler: (payload: string) => void, onReconnect?: () => void) {
-    const subscription: Subscription = { channel, handler, onReconnect };
-    this.subscriptions.add(subscription);
-    try {
-      await this.ensureConnected();
-      if (this.client && this.listenersOf(channel) === 1) await this.client.query(`listen ${quoteIdentifier(channel)}`);
-    } catch (error) {
-      // The database may be down right now: keep the subscription and keep trying in the background,
-      // so the service still starts and answers 503 until the database is back.
-      this.onBackgroundError(error, 'listening connection');
-      this.scheduleReconnect();
-    }
-    return async () => {
-      this.subscriptions.delete(subscription);
-      if (this.client && this.listenersOf(channel) === 0) {
-        await this.client.query(`unlisten ${quoteIdentifier(channel)}`).catch(() => {});
-      }
-    };
-  }
-
-  private listenersOf(channel: string): number {
-    let count = 0;
-    for (const s of this.subscriptions) if (s.channel === channel) count++;
-    return count;
-  }
-
-  private ensureConnected(): Promise<void> {
-    if (this.client || this.closed) return Promise.resolve();
-    this.connecting ??= this.connect().finally(() => {
-      this.connecting = null;
-    });
-    return this.connecting;
-  }
-
-  private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: 'merchant-payments-listener' });
-    client.on('notification', (message) => {
-      for (const s of this.subscriptions) if (s.channel === message.channel) s.handler(message.payload ?? '');
-    });
-    client.on('error', (error) => {
-      this.onBackgroundError(error, 'listening connection');
-      this.dropAndReconnect(client);
-    });
-    client.on('end', () => this.dropAndReconnect(client));
-    await client.connect();
-    for (const channel of new Set([...this.subscriptions].map((s) => s.channel))) {
-      await client.query(`listen ${quoteIdentifier(channel)}`);
-    }
-    this.client = client;
-    this.failures = 0;
-  }
-
-  private dropAndReconnect(client: pg.Client): void {
-    if (this.client !== client) return;
-    this.client = null;
-    client.end().catch(() => {});
-    this.scheduleReconnect();
-  }
-
-  private scheduleReconnect(): void {
-    if (this.closed || this.retryTimer) return;
-    const backoff = Math.min(30_000, 250 * 2 ** this.failures);
-    const delay = backoff / 2 + Math.random() * (backoff / 2);
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      this.ensureConnected().then(
-        () => {
-          for (const s of this.subscriptions) s.onReconnect?.();
-        },
-        (error) => {
-          this.failures++;
-          this.onBackgroundError(error, 'listening connection reconnect');
-          this.scheduleReconnect();
-        },
-      );
-    }, delay);
-    this.retryTimer.unref();
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.connecting?.catch(() => {});
-    const client = this.client;
-    this.client = null;
-    await client?.end().catch(() => {});
-  }
-}
-
-function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }

@@ -1,7 +1,8 @@
-// The service started as main.ts starts it, while its database is unreachable and then when it goes away
-// and comes back: /healthz answers 200 all along, /readyz and the API 503 with Retry-After while the
-// database is missing, and the service recovers by itself — no restart. The database is cut off by a TCP
-// proxy in front of the shared test server (never by stopping that server).
+// The service started as main.ts starts it, while its database is unreachable or silent, and then when it
+// goes away and comes back: /healthz answers 200 all along, /readyz and the API 503 with Retry-After while
+// the database is missing, no request hangs past the statement time limit, and the service recovers by
+// itself — no restart. The database is cut off by a TCP proxy in front of the shared test server (never
+// by stopping that server).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/http/logging.ts';
@@ -24,6 +25,7 @@ describeOnPostgres('starting while the database is down, on %s', () => {
     proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
     const config = loadConfig({
       DATABASE_URL: proxy.urlThrough(database.url), PORT: '0', ADMIN_TOKEN, RATE_LIMIT: 'off', LOG_LEVEL: 'silent', SANDBOX_SETTLEMENT: 'off',
+      DATABASE_QUERY_TIMEOUT: '1s',
     });
     service = await startService(config, { log: createLogger('silent'), maxRetryDelayMs: 200 });
     closed = trackOpen('the started service');
@@ -75,5 +77,53 @@ describeOnPostgres('starting while the database is down, on %s', () => {
     await proxy.accept();
     await expect.poll(async () => (await get('/api/v2/balance', apiKey)).status, { timeout: 10_000 }).toBe(200);
     expect((await get('/readyz')).status).toBe(200);
+  });
+
+  it('answers 503 instead of hanging when the database stops answering without closing its connections', async () => {
+    await proxy.freeze();
+    const started = performance.now();
+    const balance = await get('/api/v2/balance', apiKey);
+    // A bound against hanging (connections would otherwise wait on TCP for minutes), not a speed claim.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expectUnavailable(balance);
+    expect((await get('/healthz')).status).toBe(200);
+    await proxy.accept();
+    await expect.poll(async () => (await get('/api/v2/balance', apiKey)).status, { timeout: 15_000 }).toBe(200);
+  });
+});
+
+describeOnPostgres('starting while the database accepts connections but never answers, on %s', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let proxy: TcpProxy;
+  let service: RunningService | undefined;
+  let closed: (() => void) | undefined;
+
+  beforeAll(async () => {
+    database = await createEmptyPostgresDatabase();
+    const server = new URL(process.env.TEST_DATABASE_URL!);
+    proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
+    await proxy.freeze();
+  });
+  afterAll(async () => {
+    await proxy?.accept();
+    await service?.close();
+    closed?.();
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  it('still listens, answers /healthz 200 and /readyz 503, and becomes ready once the database answers', async () => {
+    const config = loadConfig({
+      DATABASE_URL: proxy.urlThrough(database.url), PORT: '0', ADMIN_TOKEN, LOG_LEVEL: 'silent', SANDBOX_SETTLEMENT: 'off', DATABASE_QUERY_TIMEOUT: '1s',
+    });
+    service = await startService(config, { log: createLogger('silent'), maxRetryDelayMs: 200 });
+    closed = trackOpen('the started service');
+    const address = service.app!.server.address();
+    const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${baseUrl}/readyz`)).status).toBe(503);
+    await proxy.accept();
+    await service.ready;
+    await expect.poll(async () => (await fetch(`${baseUrl}/readyz`)).status, { timeout: 15_000 }).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 // A TCP forwarder in front of the test PostgreSQL server, to cut the service off its database and give it
 // back without stopping the shared server: `refuse()` closes every forwarded connection and refuses new
-// ones (as a stopped or unreachable server does), `accept()` forwards again on the same port.
+// ones (as a stopped or unreachable server does), `freeze()` accepts connections but forwards nothing (a
+// network cut without a reset, a hung server), `accept()` forwards again on the same port.
 import net from 'node:net';
 
 export interface TcpProxy {
@@ -9,10 +10,11 @@ export interface TcpProxy {
   urlThrough(databaseUrl: string): string;
   accept(): Promise<void>;
   refuse(): Promise<void>;
+  freeze(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** A proxy to `target` ("host:port"), refusing connections until `accept()`. */
+/** A proxy to `target`, refusing connections until `accept()` (or `freeze()`). */
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   // Take a free port, then let it go: the proxy listens there only while it accepts.
   const probe = net.createServer();
@@ -22,6 +24,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
 
   const sockets = new Set<net.Socket>();
   let server: net.Server | null = null;
+  let frozen = false;
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -35,6 +38,34 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     if (closing) await new Promise<void>((resolve) => closing.close(() => resolve()));
   };
 
+  const listen = async () => {
+    if (server) return;
+    const listening = net.createServer((client) => {
+      track(client);
+      if (frozen) return; // accepted, never answered
+      const upstream = net.connect(target.port, target.host);
+      track(upstream);
+      client.pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(port, '127.0.0.1', resolve);
+    });
+    server = listening;
+  };
+
+  /** Stops forwarding: what was open is dropped from our side without a word to the service, new ones hang. */
+  const freeze = async () => {
+    frozen = true;
+    for (const socket of sockets) {
+      socket.unpipe();
+      socket.pause();
+    }
+    await listen();
+  };
+
   return {
     port,
     urlThrough(databaseUrl) {
@@ -44,22 +75,15 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       return url.toString();
     },
     async accept() {
-      if (server) return;
-      const listening = net.createServer((client) => {
-        const upstream = net.connect(target.port, target.host);
-        track(client);
-        track(upstream);
-        client.pipe(upstream).pipe(client);
-        client.on('close', () => upstream.destroy());
-        upstream.on('close', () => client.destroy());
-      });
-      await new Promise<void>((resolve, reject) => {
-        listening.once('error', reject);
-        listening.listen(port, '127.0.0.1', resolve);
-      });
-      server = listening;
+      if (frozen) await refuse();
+      frozen = false;
+      await listen();
     },
     refuse,
-    close: refuse,
+    freeze,
+    async close() {
+      frozen = false;
+      await refuse();
+    },
   };
 }
