@@ -35,17 +35,6 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  printBanner(config, service.app);
-  service.ready.then(
-    (sandbox) => printFirstRun(config, sandbox),
-    (error) => {
-      if (error instanceof StartAborted) return; // stopped (SIGTERM) before the database came: not a failure
-      log.fatal({ error: describeError(error) }, 'the database answered but could not be prepared; stopping');
-      process.exitCode = 1;
-      void shutdown('startup failure');
-    },
-  );
-
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -66,6 +55,17 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  printBanner(config, service.app);
+  service.ready.then(
+    (sandbox) => printFirstRun(config, sandbox),
+    (error) => {
+      if (error instanceof StartAborted) return; // stopped (SIGTERM) before the database came: not a failure
+      log.fatal({ error: describeError(error) }, 'the database answered but could not be prepared; stopping');
+      process.exitCode = 1;
+      void shutdown('startup failure');
+    },
+  );
 }
 
 function printBanner(config: Config, app: App | null): void {

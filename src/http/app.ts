@@ -18,10 +18,11 @@ import { registerEventRoutes } from '../webhooks/events-routes.ts';
 import { registerWebhookEndpointRoutes } from '../webhooks/routes.ts';
 import { isUuidV4 } from '../idempotency/service.ts';
 import { KeyVerifier, isBearerAuthorization, type AuthRequirement, type Principal } from './auth.ts';
-import { ApiError, validationError } from './errors.ts';
-import { handleError, handleFrameworkError, handleNotFound, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handler.ts';
+import { ApiError, serviceUnavailable, validationError } from './errors.ts';
+import { handleError, handleFrameworkError, handleNotFound } from './error-handler.ts';
 import { createMetricsRegistry, httpMetrics } from './metrics.ts';
 import { registerOperationsRoutes } from './operations-routes.ts';
+import { clientNetworkOf } from '../ip.ts';
 import { RateLimiter, takeOrRefuse } from './rate-limit.ts';
 import { ErrorSchema, StrictObject } from './schemas.ts';
 import { parseJsonBody, unknownFieldErrors, validatorCompiler } from './validation.ts';
@@ -125,13 +126,13 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     }
   });
 
-  const verifier = new KeyVerifier(db, clock, config.mode, (error, what) => logBackgroundError(app.log, error, what));
   const rateLimiter = config.rateLimit ? new RateLimiter(config.rateLimit) : null;
+  // Per client network, for what comes without a known key: keyless routes, and lookups of unknown keys.
+  // request.ip reads X-Forwarded-For only from the proxies TRUST_PROXY names.
   const publicLimiter = config.publicRateLimit ? new RateLimiter(config.publicRateLimit) : null;
-  /** The bucket of a client address (request.ip: X-Forwarded-For only from the proxies TRUST_PROXY names). */
-  const addressKey = (request: FastifyRequest) => `address:${request.ip}`;
+  const verifier = new KeyVerifier(db, clock, config.mode, publicLimiter, (error, what) => logBackgroundError(app.log, error, what));
   const limitByAddress = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
-    done(takeOrRefuse(publicLimiter!, addressKey(request), reply));
+    done(takeOrRefuse(publicLimiter!, clientNetworkOf(request.ip), reply));
   };
   app.addHook('onReady', () => verifier.start());
   app.addHook('onClose', () => verifier.stop());
@@ -176,9 +177,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
       const header = request.headers['x-api-key'];
       if (typeof header !== 'string' || header === '') return done(new ApiError('API_KEY_MISSING'));
-      // A key not verified lately costs a database lookup, paid for from the caller's address bucket: a flood
-      // of made-up keys is limited like any request without a key.
-      const verified = verifier.verify(header, publicLimiter ? () => takeOrRefuse(publicLimiter, addressKey(request), reply) : undefined);
+      const verified = verifier.verify(header, request.ip);
       if (verified instanceof Promise) verified.then((principal) => done(admit(request, reply, principal)), done);
       else done(admit(request, reply, verified));
     };
@@ -213,7 +212,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   const gate = options.startupGate;
   const untilReady = (_request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
     if (gate!.isOpen) return done();
-    done(new ApiError('SERVICE_UNAVAILABLE', { message: 'The service is starting: its database is not ready yet.', headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } }));
+    done(serviceUnavailable('The service is starting: its database is not ready yet.'));
   };
 
   // Each route gets only the hooks it needs, so a POS poll does not pay for body and idempotency checks

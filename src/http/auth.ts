@@ -5,9 +5,11 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Mode } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { hashApiKey, keyShapeOf } from '../merchants/keys.ts';
+import { clientNetworkOf } from '../ip.ts';
+import { hashApiKey, keyModeOf } from '../merchants/keys.ts';
 import * as merchants from '../merchants/service.ts';
 import { ApiError } from './errors.ts';
+import { rateLimited, type RateLimiter } from './rate-limit.ts';
 import type { Clock } from '../time.ts';
 
 export type Principal =
@@ -28,9 +30,13 @@ export function callerScope(principal: Principal): string {
 
 const CACHE_TTL_MS = 5_000;
 const KEY_USE_WRITE_INTERVAL_MS = 60_000;
+/** Unknown keys remembered (hash only) so a client repeating one costs no lookup; past this many, forgotten. */
+const MAX_REMEMBERED_UNKNOWN_KEYS = 10_000;
 
 export class KeyVerifier {
   private readonly cache = new Map<string, { principal: Principal; expiresAtMs: number }>();
+  /** Hashes of keys that were looked up and not found, until when: a refusal then costs no database read. */
+  private readonly unknown = new Map<string, number>();
   private readonly lastUseWrittenMs = new Map<number, number>();
   private unlisten: (() => Promise<void>) | null = null;
 
@@ -38,6 +44,12 @@ export class KeyVerifier {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly mode: Mode,
+    /**
+     * Per client network (PUBLIC_RATE_LIMIT): a lookup that finds no key spends a token of the caller's
+     * network, and a network without tokens gets no lookup. Keys that exist never spend one, so many
+     * terminals behind one address are not throttled by it.
+     */
+    private readonly unknownKeyLimiter: RateLimiter | null,
     private readonly onBackgroundError: (error: unknown, context: string) => void,
   ) {}
 
@@ -52,31 +64,37 @@ export class KeyVerifier {
   }
 
   /**
-   * The principal of a live key, or the 401 it gets: at once when the key was verified in the last 5 s (most
-   * requests, so they wait on no promise), else once the database has answered. Only keys of this mode are
-   * ever cached, so the mode is checked on a miss alone.
+   * The principal of a key that exists and is not revoked, or the 401 (or 429) its request gets: at once
+   * when the key was verified in the last 5 s (most requests, so they wait on no promise), else once the
+   * database has answered. Only keys of this mode are ever cached, so the mode is checked on a miss alone.
    */
-  verify(apiKey: string, beforeLookup?: () => ApiError | undefined): Principal | ApiError | Promise<Principal | ApiError> {
+  verify(apiKey: string, clientAddress: string): Principal | ApiError | Promise<Principal | ApiError> {
     const keyHash = hashApiKey(apiKey);
     const cached = this.cache.get(keyHash);
-    if (cached && cached.expiresAtMs > performance.now()) return this.used(cached.principal);
-    // Only a well-formed key of this mode is worth a database lookup, and the caller may refuse it first
-    // (the per-address limit on keys not verified lately).
-    const shape = keyShapeOf(apiKey);
-    if (!shape) return new ApiError('API_KEY_INVALID');
-    if (shape.mode !== this.mode) return wrongModeError(shape.mode, this.mode);
-    const refusal = beforeLookup?.();
-    if (refusal) return refusal;
-    return this.lookUp(keyHash);
+    const nowMs = performance.now();
+    if (cached && cached.expiresAtMs > nowMs) return this.used(cached.principal);
+    // Only a well-formed key of this mode, not known to be unknown, is worth a database lookup.
+    const mode = keyModeOf(apiKey);
+    if (mode === null) return new ApiError('API_KEY_INVALID');
+    if (mode !== this.mode) return wrongModeError(mode, this.mode);
+    if ((this.unknown.get(keyHash) ?? 0) > nowMs) return new ApiError('API_KEY_INVALID');
+    const clientNetwork = clientNetworkOf(clientAddress);
+    const budget = this.unknownKeyLimiter?.peek(clientNetwork, nowMs);
+    if (budget && !budget.allowed) return rateLimited(budget);
+    return this.lookUp(keyHash, clientNetwork);
   }
 
-  private async lookUp(keyHash: string): Promise<Principal | ApiError> {
+  private async lookUp(keyHash: string, clientNetwork: string): Promise<Principal | ApiError> {
     const owner = await merchants.findKeyOwner(this.db, keyHash);
     const principal = owner ? toPrincipal(owner) : null;
     if (!principal) {
       this.cache.delete(keyHash);
+      this.unknownKeyLimiter?.take(clientNetwork, performance.now());
+      if (this.unknown.size >= MAX_REMEMBERED_UNKNOWN_KEYS) this.unknown.clear();
+      this.unknown.set(keyHash, performance.now() + CACHE_TTL_MS);
       return new ApiError('API_KEY_INVALID');
     }
+    this.unknown.delete(keyHash);
     this.cache.set(keyHash, { principal, expiresAtMs: performance.now() + CACHE_TTL_MS });
     return this.used(principal);
   }

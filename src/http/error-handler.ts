@@ -2,12 +2,9 @@
 // status of the catalogue, and nothing internal (stack, SQL, driver text) reaches the client.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/database.ts';
-import { ApiError, validationError } from './errors.ts';
+import { ApiError, serviceUnavailable, validationError } from './errors.ts';
 import { describeError } from './logging.ts';
 import { fieldErrorsFromAjv, unknownFieldErrors } from './validation.ts';
-
-/** Seconds a client should wait when the database is unreachable. */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** Fastify's own errors that are the client's doing, mapped to the catalogue. */
 const FASTIFY_CLIENT_ERRORS: Record<string, () => ApiError> = {
@@ -39,7 +36,7 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
     return FASTIFY_CLIENT_ERRORS[fastifyError.code]!();
   }
   if (isDatabaseUnavailable(error)) {
-    return new ApiError('SERVICE_UNAVAILABLE', { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+    return serviceUnavailable();
   }
   return new ApiError('INTERNAL_ERROR');
 }

@@ -20,8 +20,8 @@ export const ERROR_CATALOGUE = {
   QR_NOT_PAYABLE: { status: 409, type: 'business_logic_error', message: 'This QR does not accept payments.' },
   QR_NOT_CANCELABLE: { status: 409, type: 'business_logic_error', message: 'This QR is already paid or canceled.' },
   TRANSFER_NOT_CANCELABLE: { status: 409, type: 'business_logic_error', message: 'Only a PENDING transfer can be canceled.' },
-  PAYLOAD_TOO_LARGE: { status: 413, type: 'invalid_request_error', message: 'The request body is larger than 64 KiB.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, type: 'invalid_request_error', message: 'Send the body as application/json.' },
+  PAYLOAD_TOO_LARGE: { status: 413, type: 'invalid_request_error', message: 'The request body is too large (at most 64 KiB; 8 KiB for a hosted page\'s form).' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, type: 'invalid_request_error', message: 'Send the body as application/json (a hosted page takes a form post).' },
   VALIDATION_FAILED: { status: 422, type: 'validation_error', message: 'The request has invalid fields; see errors.' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, type: 'idempotency_error', message: 'This Idempotency-Key was used with a different request body.' },
   RATE_LIMITED: { status: 429, type: 'rate_limit_error', message: 'Too many requests for this API key; retry after the time in Retry-After.' },
@@ -86,3 +86,11 @@ export function validationError(errors: FieldError[]): ApiError {
 }
 
 export const notFound = (what = 'resource'): ApiError => new ApiError('NOT_FOUND', { message: `No such ${what}.` });
+
+/** Seconds a client should wait when the database is unreachable or not ready. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** 503 with Retry-After: the database cannot be reached, or is not ready yet. */
+export function serviceUnavailable(message?: string): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', { message, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+}

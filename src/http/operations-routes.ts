@@ -3,15 +3,13 @@ import { Type } from '@sinclair/typebox';
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import type { App } from './app.ts';
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handler.ts';
 import { isBearerAuthorization } from './auth.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, serviceUnavailable } from './errors.ts';
 import { errorResponses } from './schemas.ts';
 
 export async function registerOperationsRoutes(
   app: App, { config, db }: AppContext, metrics: Registry, startupGate?: { readonly isOpen: boolean },
 ): Promise<void> {
-  const unavailable = () => new ApiError('SERVICE_UNAVAILABLE', { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
   app.get('/healthz', {
     schema: {
       tags: ['operations'],
@@ -28,11 +26,11 @@ export async function registerOperationsRoutes(
     },
   }, async () => {
     // Ready means migrated (startup.ts) and answering now.
-    if (startupGate && !startupGate.isOpen) throw unavailable();
+    if (startupGate && !startupGate.isOpen) throw serviceUnavailable();
     try {
       await db.query('select 1');
     } catch {
-      throw unavailable();
+      throw serviceUnavailable();
     }
     return { status: 'ready' as const };
   });

@@ -30,7 +30,17 @@ export class RateLimiter {
 
   constructor(private readonly config: RateLimitConfig) {}
 
+  /** Spends one token of `key` if there is one. */
   take(key: string, nowMs: number): RateLimitDecision {
+    return this.decide(key, nowMs, true);
+  }
+
+  /** Whether `key` has a token now, without spending it (a cost charged only if it turns out to be one). */
+  peek(key: string, nowMs: number): RateLimitDecision {
+    return this.decide(key, nowMs, false);
+  }
+
+  private decide(key: string, nowMs: number, spend: boolean): RateLimitDecision {
     const { ratePerSecond, burst } = this.config;
     let bucket = this.buckets.get(key);
     if (!bucket) {
@@ -42,7 +52,7 @@ export class RateLimiter {
     bucket.tokens = Math.min(burst, bucket.tokens + elapsedSeconds * ratePerSecond);
     bucket.updatedAtMs = nowMs;
     const allowed = bucket.tokens >= 1;
-    if (allowed) bucket.tokens -= 1;
+    if (allowed && spend) bucket.tokens -= 1;
     return {
       allowed,
       limit: burst,
@@ -60,16 +70,30 @@ export class RateLimiter {
   }
 }
 
+/** The RateLimit-* headers of a decision (docs/api-reference.md#rate-limits). */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(decision.limit),
+    'RateLimit-Remaining': String(decision.remaining),
+    'RateLimit-Reset': String(decision.resetSeconds),
+  };
+}
+
+/** The 429 of a refused decision, with its RateLimit-* headers and Retry-After. */
+export function rateLimited(decision: RateLimitDecision): ApiError {
+  return new ApiError('RATE_LIMITED', { headers: { ...rateLimitHeaders(decision), 'Retry-After': String(decision.retryAfterSeconds) } });
+}
+
 /**
  * Takes a token of `key` from `limiter`, sets the RateLimit-* headers of the answer, and returns the 429
  * (with Retry-After) when the bucket is empty.
  */
 export function takeOrRefuse(limiter: RateLimiter, key: string, reply: FastifyReply): ApiError | undefined {
   const decision = limiter.take(key, performance.now());
+  if (!decision.allowed) return rateLimited(decision);
+  // Three calls rather than rateLimitHeaders(): no object per admitted request on the polling path.
   reply.header('RateLimit-Limit', decision.limit);
   reply.header('RateLimit-Remaining', decision.remaining);
   reply.header('RateLimit-Reset', decision.resetSeconds);
-  if (decision.allowed) return undefined;
-  return new ApiError('RATE_LIMITED', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+  return undefined;
 }
-

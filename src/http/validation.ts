@@ -81,12 +81,19 @@ export const MAX_REQUEST_INTEGER = Number.MAX_SAFE_INTEGER;
  * the route's own schema, which OpenAPI shows, is left as written.
  */
 export function hardenSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(hardenSchema);
-  if (typeof schema !== 'object' || schema === null) return schema;
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) copy[key] = hardenSchema(value);
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const source = schema as Record<string, unknown>;
   // A pattern lets keys it does not match (a line break escapes `^(.*)$`) past every rule of the value.
-  if (copy.patternProperties) throw new Error('request schemas describe open objects with additionalProperties, not patternProperties (Type.Record)');
+  if (source.patternProperties) throw new Error('request schemas describe open objects with additionalProperties, not patternProperties (Type.Record)');
+  // Under `not` or `if` an added rule would flip its meaning: request schemas do not use them.
+  if (source.not !== undefined || source.if !== undefined) throw new Error('request schemas use no not/if: hardenSchema could not apply its rules there');
+  const copy: Record<string, unknown> = { ...source };
+  // Only where schemas sit: never into enum, const, default or example values.
+  for (const keyword of SINGLE_SUBSCHEMA) if (keyword in copy) copy[keyword] = hardenSchema(copy[keyword]);
+  for (const keyword of SUBSCHEMA_LISTS) if (Array.isArray(copy[keyword])) copy[keyword] = (copy[keyword] as unknown[]).map(hardenSchema);
+  if (typeof copy.properties === 'object' && copy.properties !== null) {
+    copy.properties = Object.fromEntries(Object.entries(copy.properties).map(([name, property]) => [name, hardenSchema(property)]));
+  }
   const types = Array.isArray(copy.type) ? copy.type : [copy.type];
   if (types.includes('string')) copy['x-storable-text'] = true;
   if (types.includes('integer')) {
@@ -101,6 +108,10 @@ export function hardenSchema(schema: unknown): unknown {
   }
   return copy;
 }
+
+/** Keywords whose value is one subschema, and those whose value is a list of them. */
+const SINGLE_SUBSCHEMA = ['items', 'additionalProperties', 'propertyNames', 'contains'] as const;
+const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
 
 /**
  * Text PostgreSQL can store exactly: no U+0000 (refused by text columns) and no unpaired surrogate (JSON

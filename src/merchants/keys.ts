@@ -42,12 +42,11 @@ export function hashApiKey(apiKey: string): string {
   return hash('sha256', apiKey, 'hex');
 }
 
-const KEY_SHAPE = /^(mk|tk|pk_master)_(test|live)_[0-9A-Za-z]{32}$/;
-const KIND_OF_PREFIX: Record<string, KeyKind> = { mk: 'merchant', tk: 'terminal', pk_master: 'partner' };
+const KEY_SHAPE = /^(?:mk|tk|pk_master)_(test|live)_[0-9A-Za-z]{32}$/;
 
-/** The kind and mode a text's shape says, or null for text that cannot be a key (spares the database a lookup). */
-export function keyShapeOf(text: string): { kind: KeyKind; mode: Mode } | null {
+/** The mode a text's shape says it was made for, or null for text that cannot be a key (spares the database a lookup). */
+export function keyModeOf(text: string): Mode | null {
   const match = KEY_SHAPE.exec(text);
   if (!match) return null;
-  return { kind: KIND_OF_PREFIX[match[1]!]!, mode: match[2] === 'live' ? 'live' : 'sandbox' };
+  return match[1] === 'live' ? 'live' : 'sandbox';
 }

@@ -97,9 +97,13 @@ export async function findPayoutAccount(db: Queryable, businessCode: number): Pr
   return store.findPayoutAccount(db, businessCode);
 }
 
-/** False for a suspended merchant: its QRs refuse payment, whatever channel reports one. */
-export async function acceptsPayments(db: Queryable, businessCode: number): Promise<boolean> {
-  return (await store.findMerchant(db, businessCode))?.status === 'active';
+/**
+ * False for a suspended merchant: its QRs refuse payment, whatever channel reports one. Read under a share
+ * lock in the payment's transaction (docs/architecture.md, rule 4), so a suspension and a payment never
+ * overlap.
+ */
+export async function acceptsPayments(tx: Transaction, businessCode: number): Promise<boolean> {
+  return (await store.lockMerchantStatus(tx, businessCode)) === 'active';
 }
 
 export async function getMerchant(db: Queryable, businessCode: number): Promise<MerchantRow> {
@@ -133,7 +137,7 @@ export async function updateMerchant(
 }
 
 /** The kinds of key a merchant can hold: its full API key, or a terminal key (QRs and their payments only). */
-export type MerchantKeyKind = 'merchant' | 'terminal';
+export type MerchantKeyKind = Exclude<KeyKind, 'partner'>;
 
 /** Creates another key for a merchant; `kind` terminal makes a key for a POS or kiosk that cannot move money out. */
 export async function createMerchantApiKey(

@@ -90,6 +90,18 @@ export async function findMerchant(tx: Queryable, businessCode: number): Promise
   return rows[0];
 }
 
+/**
+ * The merchant's status, share-locked until the caller's transaction ends: a payment that reads `active`
+ * commits before a suspension can, and one that starts after a suspension waits for it and reads it.
+ */
+export async function lockMerchantStatus(tx: Queryable, businessCode: number): Promise<MerchantStatus | undefined> {
+  const { rows } = await tx.query<{ status: MerchantStatus }>(
+    'select status from merchants where business_code = $1::bigint for share',
+    [businessCode],
+  );
+  return rows[0]?.status;
+}
+
 export async function listMerchants(tx: Queryable): Promise<MerchantRow[]> {
   const { rows } = await tx.query<MerchantRow>(`select ${MERCHANT_COLUMNS} from merchants order by business_code`);
   return rows;

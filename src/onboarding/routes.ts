@@ -18,7 +18,8 @@ export async function registerOnboardingRoutes(app: App, context: AppContext): P
   const security = [{ apiKey: [] }];
 
   app.post('/api/v2/onboarding/intent', {
-    config: { auth: 'partner', idempotency: 'required' },
+    // The answer's url is the hosted flow's bearer: whoever holds it can register the merchant.
+    config: { auth: 'partner', idempotency: 'required', showsSecret: true },
     schema: {
       tags, security,
       summary: 'Create an onboarding intent (partner master key; Idempotency-Key required)',

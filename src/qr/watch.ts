@@ -105,8 +105,14 @@ export class QrWatcher {
   }
 }
 
+/** The ETag a reader sees of a QR at `now`: the API's, or the public page's (which must not change with what it does not show). */
+export type QrTag = (found: QrWithLastPayment, now: Date) => string;
+
+/** The API's tag: every payment, cancel and expiry changes it. */
+export const apiTagOf: QrTag = (found, now) => etagOf(found.qr, now);
+
 /**
- * The long poll of docs/api-reference.md#read-a-qr: while the QR is ACTIVE and its ETag still matches `heldTag` (the caller's
+ * The long poll of docs/api-reference.md#read-a-qr: while the QR is ACTIVE and its tag (`tagOf`) still matches `heldTag` (the caller's
  * If-None-Match, or the tag at arrival), wait for a change, its expiry or `waitSeconds`, re-reading with
  * `reread` after every wake-up. Returns the QR as last read (undefined if it vanished) and the time of that read.
  */
@@ -117,11 +123,12 @@ export async function holdWhileUnchanged(
   heldTag: string,
   waitSeconds: number,
   reread: () => Promise<QrWithLastPayment | undefined>,
+  tagOf: QrTag = apiTagOf,
 ): Promise<{ found: QrWithLastPayment; now: Date }> {
   const deadline = performance.now() + waitSeconds * 1000;
   let found = initial;
   let now = clock.now();
-  while (effectiveState(found.qr, now).status === 'ACTIVE' && ifNoneMatchHits(heldTag, etagOf(found.qr, now)) && !watcher.isClosed) {
+  while (effectiveState(found.qr, now).status === 'ACTIVE' && ifNoneMatchHits(heldTag, tagOf(found, now)) && !watcher.isClosed) {
     const remainingMs = deadline - performance.now();
     if (remainingMs <= 0) break;
     // Wake at expiry too (a few ms after it, so the re-read sees it passed).

@@ -7,6 +7,7 @@
 // slip through. Redirects are never followed (dispatcher.ts), so a 30x cannot point elsewhere.
 import dns from 'node:dns';
 import net from 'node:net';
+import { mappedIpv4Of } from '../ip.ts';
 
 interface BlockedRange {
   network: string;
@@ -27,6 +28,7 @@ const BLOCKED_IPV4: BlockedRange[] = [
   { network: '172.16.0.0', prefix: 12, family: 'ipv4', reason: 'private' },
   { network: '192.0.0.0', prefix: 24, family: 'ipv4', reason: 'reserved' },
   { network: '192.0.2.0', prefix: 24, family: 'ipv4', reason: 'reserved' },
+  { network: '192.88.99.0', prefix: 24, family: 'ipv4', reason: '6to4 relay' },
   { network: '192.168.0.0', prefix: 16, family: 'ipv4', reason: 'private' },
   { network: '198.18.0.0', prefix: 15, family: 'ipv4', reason: 'reserved' },
   { network: '198.51.100.0', prefix: 24, family: 'ipv4', reason: 'reserved' },
@@ -51,7 +53,11 @@ const BLOCKED_IPV6: BlockedRange[] = [
   { network: '64:ff9b:1::', prefix: 48, family: 'ipv6', reason: 'NAT64' },
   { network: '100::', prefix: 64, family: 'ipv6', reason: 'reserved' },
   { network: '2001::', prefix: 32, family: 'ipv6', reason: 'Teredo' },
+  { network: '2001:2::', prefix: 48, family: 'ipv6', reason: 'reserved' },
+  { network: '2001:20::', prefix: 28, family: 'ipv6', reason: 'reserved' },
   { network: '2001:db8::', prefix: 32, family: 'ipv6', reason: 'reserved' },
+  { network: '3fff::', prefix: 20, family: 'ipv6', reason: 'reserved' },
+  { network: '5f00::', prefix: 16, family: 'ipv6', reason: 'reserved' },
   { network: '2002::', prefix: 16, family: 'ipv6', reason: '6to4' },
   { network: 'fc00::', prefix: 7, family: 'ipv6', reason: 'unique-local' },
   { network: 'fe80::', prefix: 10, family: 'ipv6', reason: 'link-local' },
@@ -66,31 +72,6 @@ const toBlockLists = (ranges: BlockedRange[]) => ranges.map((range) => {
 });
 const ipv4Lists = toBlockLists(BLOCKED_IPV4);
 const ipv6Lists = toBlockLists(BLOCKED_IPV6);
-
-/** The IPv4 address inside an IPv4-mapped IPv6 address (::ffff:a.b.c.d, in any spelling), or null. */
-function mappedIpv4Of(address: string): string | null {
-  const groups = ipv6Groups(address);
-  if (!groups || groups.slice(0, 5).some((g) => g !== 0) || groups[5] !== 0xffff) return null;
-  return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
-}
-
-/** The eight 16-bit groups of an IPv6 address (with `::` and a trailing dotted IPv4 expanded), or null. */
-function ipv6Groups(address: string): number[] | null {
-  let text = address.toLowerCase();
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
-  const left = parse(head);
-  const right = tail === undefined ? [] : parse(tail);
-  const missing = 8 - left.length - right.length;
-  if (tail === undefined ? missing !== 0 : missing < 0) return null;
-  const groups = [...left, ...Array<number>(missing).fill(0), ...right];
-  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
-}
 
 /**
  * Why an IP address may not receive webhooks when the guard is on, or null for a public address. An

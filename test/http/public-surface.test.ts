@@ -48,11 +48,22 @@ describe.each(databaseKinds())('requests without a key, limited per client addre
     expect(answers[BURST]!.status).toBe(429);
   });
 
-  it('with TRUST_PROXY, gives each forwarded client address its own bucket', async () => {
-    for (const client of ['203.0.113.1', '203.0.113.2']) {
-      const answers = await statuses(BURST + 1, () => proxied.request('GET', `/pay/${'C'.repeat(22)}/status`, { headers: { 'x-forwarded-for': client } }));
-      expect(answers.map((a) => a.status), client).toEqual([...Array(BURST).fill(404), 429]);
+  it('never spends the address bucket on keys that exist: many terminals behind one address are not limited by it', async () => {
+    const merchants = [];
+    for (let i = 0; i < BURST * 2; i++) merchants.push(await proxied.createMerchant());
+    // Each key is new to the verifier, so each costs a lookup; found keys cost the address nothing.
+    const answers = await Promise.all(merchants.map((m) => proxied.request('GET', '/api/v2/balance', { apiKey: m.apiKey, headers: { 'x-forwarded-for': '198.51.100.50' } })));
+    expect(answers.map((a) => a.status)).toEqual(Array(BURST * 2).fill(200));
+  });
+
+  it('with TRUST_PROXY, gives each forwarded client its own bucket: an IPv4 address, or an IPv6 /64', async () => {
+    const exhaust = (client: string) => statuses(BURST + 1, () => proxied.request('GET', `/pay/${'C'.repeat(22)}/status`, { headers: { 'x-forwarded-for': client } }));
+    for (const client of ['203.0.113.1', '203.0.113.2', '2001:db8:1:2::1']) {
+      expect((await exhaust(client)).map((a) => a.status), client).toEqual([...Array(BURST).fill(404), 429]);
     }
+    // Another address of the same /64 is the same client; the next /64 is another one.
+    expect((await proxied.request('GET', `/pay/${'C'.repeat(22)}/status`, { headers: { 'x-forwarded-for': '2001:db8:1:2:ffff::9' } })).status).toBe(429);
+    expect((await proxied.request('GET', `/pay/${'C'.repeat(22)}/status`, { headers: { 'x-forwarded-for': '2001:db8:1:3::1' } })).status).toBe(404);
   });
 });
 

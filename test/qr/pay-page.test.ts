@@ -70,8 +70,12 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
 
   it('shows no payment feed of a multi-use QR: no count, no amounts, no ids, however many payers paid', async () => {
     const qr = await createQr(t, merchant, { is_multi_use: true, modify_amount: true, amount: 10, qr_expiration: '+1h' });
+    const before = (await t.request('GET', `/pay/${tokenOf(qr)}/status`)).headers.get('etag')!;
     await pay(t, merchant, qr.id, { amount: 7 });
     await pay(t, merchant, qr.id, { amount: 33.3 });
+    // Not even the ETag moves: a poller holding the old tag learns nothing of the payments.
+    const unchanged = await t.request('GET', `/pay/${tokenOf(qr)}/status`, { headers: { 'if-none-match': before } });
+    expect(unchanged.status).toBe(304);
     const status = await t.request('GET', `/pay/${tokenOf(qr)}/status`);
     expect(status.body).toEqual({
       status: 'ACTIVE', cancel_reason: null, amount: '10.00', expires_at: '2026-11-22T17:00:00.000Z', paid_at: null, paid_at_local: null,

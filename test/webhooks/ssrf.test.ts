@@ -24,6 +24,7 @@ describe('address classification of the SSRF guard', () => {
     ['2001:0:7f00:1::', 'Teredo'], ['2001::1', 'Teredo'],
     ['::ffff:7f00:1', 'loopback'], ['0:0:0:0:0:ffff:a00:1', 'private'], ['::FFFF:169.254.169.254', 'cloud metadata'],
     ['fc00::1', 'unique-local'], ['ff02::1', 'multicast'], ['fec0::1', 'site-local'],
+    ['3fff::1', 'reserved'], ['5f00::1', 'reserved'], ['2001:2::1', 'reserved'], ['2001:20::1', 'reserved'], ['192.88.99.1', '6to4 relay'],
   ])('refuses the IPv6 form %s (%s)', (address, reason) => {
     expect(blockedAddressReason(address)).toBe(reason);
   });

@@ -1,6 +1,7 @@
 // The hosted payment page (docs/api-reference.md#hosted-payment-page): merchant, description, amount, QR image, live status without
 // reload, a receipt once paid, clear pages for canceled and expired QRs, and in sandbox mode a
 // "Simulate payment" form. Server-rendered; a tiny script long-polls the public status endpoint.
+import { createHash } from 'node:crypto';
 import { formatCentavos } from '../../money.ts';
 import { formatWallClock } from '../../time.ts';
 import { effectiveState, type QrWithLastPayment } from '../service.ts';
@@ -34,6 +35,11 @@ export function toPublicStatus(found: QrWithLastPayment, now: Date, zone: string
     paid_at: paidOnce ? qr.paid_at!.toISOString() : null,
     paid_at_local: paidOnce ? formatWallClock(qr.paid_at!, zone) : null,
   };
+}
+
+/** A strong ETag of exactly what the public status shows (a digest: its text holds quotes). */
+export function publicStatusTag(status: PublicStatus): string {
+  return `"${createHash('sha256').update(JSON.stringify(status)).digest('base64url').slice(0, 22)}"`;
 }
 
 export interface SimulateFormState {

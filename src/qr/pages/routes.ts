@@ -13,9 +13,10 @@ import { parseAmount } from '../../money.ts';
 import { sandboxRail } from '../rail.ts';
 import { QR_AMOUNT_MAX_CENTAVOS, QR_AMOUNT_MIN_CENTAVOS } from '../schemas.ts';
 import * as qrs from '../service.ts';
+import type { QrWithLastPayment } from '../service.ts';
 import { holdWhileUnchanged, type QrWatcher } from '../watch.ts';
 import { newNonce, pageHeaders } from './html.ts';
-import { renderNotFoundPage, renderPayPage, toPublicStatus, type SimulateFormState } from './pay-page.ts';
+import { publicStatusTag, renderNotFoundPage, renderPayPage, toPublicStatus, type SimulateFormState } from './pay-page.ts';
 
 const TokenParams = Type.Object({ token: Type.String() });
 const StatusQuery = StrictObject({ wait: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })) });
@@ -60,14 +61,18 @@ export async function registerPayPages(app: App, context: AppContext, watcher: Q
     const qrId = found.qr.id;
     let now = clock.now();
     const ifNoneMatch = request.headers['if-none-match'];
+    // The tag of what the page shows, not the API's: a multi-use QR's payments change neither, so its
+    // public tag and long poll reveal no payment feed.
+    const publicTagOf = (qr: QrWithLastPayment, at: Date) => publicStatusTag(toPublicStatus(qr, at, config.serviceTimeZone));
     if (request.query.wait !== undefined) {
-      ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? qrs.etagOf(found.qr, now), request.query.wait,
-        () => watcher.readById(qrId)));
+      ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? publicTagOf(found, now), request.query.wait,
+        () => watcher.readById(qrId), publicTagOf));
     }
-    const etag = qrs.etagOf(found.qr, now);
+    const status = toPublicStatus(found, now, config.serviceTimeZone);
+    const etag = publicStatusTag(status);
     reply.header('ETag', etag).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer');
     if (qrs.ifNoneMatchHits(ifNoneMatch, etag)) return reply.code(304).send(); // no body
-    return toPublicStatus(found, now, config.serviceTimeZone);
+    return status;
   });
 
   if (!sandbox) return; // live mode: the form does not exist (404)

@@ -1,0 +1,47 @@
+// The rules every request schema gets at compile time (src/http/validation.ts, hardenSchema).
+import { describe, expect, it } from 'vitest';
+import { hardenSchema, MAX_REQUEST_INTEGER } from '../../src/http/validation.ts';
+
+describe('hardenSchema', () => {
+  it('adds the text rule to every string and key, and a ceiling to every integer, wherever a schema sits', () => {
+    const hardened = hardenSchema({
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        page: { type: 'integer', minimum: 1 },
+        tags: { type: 'array', items: { type: ['string', 'null'] } },
+        either: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+        metadata: { type: 'object', additionalProperties: { type: 'string' }, propertyNames: { maxLength: 40 } },
+      },
+      additionalProperties: false,
+    }) as any;
+    expect(hardened.properties.name['x-storable-text']).toBe(true);
+    expect(hardened.properties.page).toMatchObject({ minimum: 1, maximum: MAX_REQUEST_INTEGER });
+    expect(hardened.properties.tags.items['x-storable-text']).toBe(true);
+    expect(hardened.properties.either.anyOf[0]['x-storable-text']).toBe(true);
+    expect(hardened.properties.either.anyOf[1].maximum).toBe(MAX_REQUEST_INTEGER);
+    expect(hardened.properties.metadata.additionalProperties['x-storable-text']).toBe(true);
+    expect(hardened.properties.metadata.propertyNames).toEqual({ maxLength: 40, 'x-storable-key': true });
+    expect(hardened.propertyNames).toBeUndefined(); // a closed object refuses unknown keys by name
+  });
+
+  it('leaves values that are not schemas alone: enum, const, default, examples', () => {
+    const schema = { type: 'string', enum: ['a', { type: 'string' }], default: { type: 'integer' }, examples: [{ type: 'string' }] };
+    const hardened = hardenSchema(schema) as any;
+    expect(hardened.enum).toEqual(schema.enum);
+    expect(hardened.default).toEqual({ type: 'integer' });
+    expect(hardened.examples).toEqual([{ type: 'string' }]);
+  });
+
+  it('refuses what it cannot harden: patternProperties (a line break escapes `^(.*)$`), not and if', () => {
+    expect(() => hardenSchema({ type: 'object', patternProperties: { '^(.*)$': { type: 'string' } } })).toThrow(/additionalProperties/);
+    expect(() => hardenSchema({ not: { type: 'string' } })).toThrow(/not\/if/);
+    expect(() => hardenSchema({ if: { type: 'string' }, then: {} })).toThrow(/not\/if/);
+  });
+
+  it('does not change the schema it was given (OpenAPI shows the original)', () => {
+    const schema = { type: 'object', properties: { name: { type: 'string' } } };
+    hardenSchema(schema);
+    expect(schema).toEqual({ type: 'object', properties: { name: { type: 'string' } } });
+  });
+});
