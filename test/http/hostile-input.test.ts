@@ -7,6 +7,7 @@ import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts
 import { databaseKinds } from '../helpers/databases.ts';
 import { FlowBrowser, newIntent, tokenOf, VALID_FORM } from '../onboarding/helpers.ts';
 import { createQr, pay, type Merchant } from '../qr/qr-helpers.ts';
+import { postTransfer, transferBody } from '../transfers/helpers.ts';
 
 const NUL = '\u0000';
 const nested = (depth: number) => `{"x":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
@@ -84,18 +85,10 @@ describe.each(databaseKinds())('hostile input on %s', (kind) => {
       }), 'description');
       expect((await t.request('GET', '/api/v2/simple-qrs', { apiKey: merchant.apiKey })).body.meta.total).toBe(qrsBefore);
 
-      const transfer = (change: Record<string, unknown>) => t.request('POST', '/api/v2/transfers', {
-        apiKey: merchant.apiKey,
-        headers: { 'idempotency-key': randomUUID() },
-        body: {
-          business_code: merchant.businessCode, amount: '1.00', currency: 'BOB', reference: 'Payroll',
-          destination: { type: 'bank_account', bank_code: 1001, account_number: '1000-2000', account_titular: 'Ana Pérez' },
-          ...change,
-        },
-      });
+      const transfer = (change: Record<string, unknown>) => postTransfer(t, merchant, transferBody(merchant.businessCode, change));
       expectFieldError(await transfer({ reference: `Pay${NUL}roll` }), 'reference');
       expectFieldError(await transfer({
-        destination: { type: 'bank_account', bank_code: 1001, account_number: '1000-2000', account_titular: `Ana${NUL}` },
+        destination: { type: 'bank_account', bank_code: 1014, account_number: '1000-2000', account_titular: `Ana${NUL}` },
       }), 'destination.account_titular');
 
       const qr = await createQr(t, merchant, { amount: 5 });
@@ -217,14 +210,7 @@ describe.each(databaseKinds())('hostile input on %s', (kind) => {
     it('answers 404 for a transfer id that is not canonical decimal, even when its number names a transfer of the caller', async () => {
       const qr = await createQr(t, merchant, { amount: 50 });
       expect((await pay(t, merchant, qr.id)).status).toBe(201);
-      const created = await t.request('POST', '/api/v2/transfers', {
-        apiKey: merchant.apiKey,
-        headers: { 'idempotency-key': randomUUID() },
-        body: {
-          business_code: merchant.businessCode, amount: '1.00', currency: 'BOB',
-          destination: { type: 'bank_account', bank_code: 1001, account_number: '1000-2000', account_titular: 'Ana Pérez' },
-        },
-      });
+      const created = await postTransfer(t, merchant, transferBody(merchant.businessCode, { amount: '1.00' }));
       expect(created.status).toBe(201);
       const id: number = created.body.id;
       expect((await t.request('GET', `/api/v2/transfers/${id}`, { apiKey: merchant.apiKey })).status).toBe(200);

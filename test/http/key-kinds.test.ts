@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createQr, pay } from '../qr/qr-helpers.ts';
+import { postTransfer, transferBody } from '../transfers/helpers.ts';
 
 const errorBody = (type: string, code: string) => ({ type, code, message: expect.any(String) });
 
@@ -39,14 +40,7 @@ describe.each(databaseKinds())('keys and their mode on %s', (kind) => {
     expect(balance.body).toEqual(errorBody('authentication_error', 'API_KEY_INVALID'));
     expect(balance.body.message).toMatch(/sandbox.*live/);
 
-    const transfer = await live.request('POST', '/api/v2/transfers', {
-      apiKey: merchant.apiKey,
-      headers: { 'idempotency-key': randomUUID() },
-      body: {
-        business_code: merchant.businessCode, amount: '10.00', currency: 'BOB',
-        destination: { type: 'bank_account', bank_code: 1001, account_number: '1000-2000', account_titular: 'Ana Pérez' },
-      },
-    });
+    const transfer = await postTransfer(live, merchant, transferBody(merchant.businessCode, { amount: '10.00' }));
     expect(transfer.status).toBe(401);
     const transfers = await sandbox.request('GET', '/api/v2/transfers', { apiKey: merchant.apiKey });
     expect(transfers.body.meta.total).toBe(0);

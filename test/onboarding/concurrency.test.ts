@@ -1,7 +1,7 @@
 // Races of the final step on PostgreSQL (PGlite runs one transaction at a time, so it proves nothing here):
 // concurrent submits with a fee of 0, concurrent activation payments, and a payment racing a cancel each
 // end with at most one merchant, decided by the guarded transition and the unique constraints.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { listEventsOfOwner } from '../../src/events/service.ts';
 import * as onboarding from '../../src/onboarding/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

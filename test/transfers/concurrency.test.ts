@@ -1,7 +1,7 @@
 // Races that only PostgreSQL can prove (PGlite runs one transaction at a time).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as events from '../../src/events/service.ts';
 import * as ledger from '../../src/ledger/service.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
