@@ -14,7 +14,7 @@
 //     steady 50/s; time from sending the payment request to the receiver getting the webhook.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/database.ts';

@@ -3,7 +3,7 @@
 import type { Queryable, Transaction } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
 import * as store from './store.ts';
-import type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus, MovementType } from './store.ts';
+import type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus } from './store.ts';
 import { CURRENCY, centavosToAmount } from '../money.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import { pageOffset } from '../http/pagination.ts';

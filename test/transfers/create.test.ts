@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as events from '../../src/events/service.ts';
 import * as ledger from '../../src/ledger/service.ts';
