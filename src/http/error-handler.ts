@@ -43,9 +43,10 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
 
 export async function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(error, request);
-  if (apiError.status >= 500) {
-    request.log.error({ error: describeError(error), status: apiError.status }, 'request failed');
-  }
+  // A 500 is a defect, logged as an error. A 503 is the database being away, which its own background
+  // errors already report: each request it turns away is a warning, or an outage would flood the log.
+  if (apiError.status === 503) request.log.warn({ error: describeError(error), status: 503 }, 'request turned away: database unavailable');
+  else if (apiError.status >= 500) request.log.error({ error: describeError(error), status: apiError.status }, 'request failed');
   for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
   return reply.code(apiError.status).type('application/json; charset=utf-8').send(apiError.toBody());
 }

@@ -8,7 +8,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
-import type { Database } from '../db/database.ts';
+import { isDatabaseUnavailable, type Database } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { randomBase62 } from '../ids.ts';
 import type { Clock } from '../time.ts';
@@ -22,6 +22,8 @@ import type { ClaimedDelivery, DeliveryResult, EndpointRow } from './store.ts';
 
 /** Extra lease time beyond the send timeout, for writing the result; past it the delivery is anyone's. */
 const LEASE_MARGIN_MS = 60_000;
+/** Pause before writing delivery results again while the database is unreachable. */
+const RESULT_RETRY_MS = 1_000;
 const CLAIM_BATCH = 100;
 const MAX_IN_FLIGHT = 256;
 /**
@@ -277,16 +279,29 @@ export class Dispatcher {
   }
 
   private async writeQueuedResults(): Promise<void> {
-    while (this.pendingCompletions.length > 0) {
-      const batch = this.pendingCompletions;
+    let batch: PendingCompletion[] = [];
+    let failingSinceMs: number | null = null;
+    while (this.pendingCompletions.length > 0 || batch.length > 0) {
+      batch = [...batch, ...this.pendingCompletions];
       this.pendingCompletions = [];
       try {
         await this.writeResults(batch.map((item) => item.result));
       } catch (error) {
-        // The leases run out and the deliveries are retried: at least once, never lost.
         this.options.onError?.(error, 'writing webhook delivery results');
+        // While the database is away, keep the results and write them when it is back: the receivers
+        // already have these webhooks, and a lease left to run out would send each again up to a minute
+        // later. Past the lease (or when stopping) the write is moot — the guarded completion would find the
+        // delivery taken by another worker — and the lease's expiry retries it: at least once, never lost.
+        failingSinceMs ??= performance.now();
+        const withinLease = performance.now() - failingSinceMs < LEASE_MARGIN_MS - RESULT_RETRY_MS;
+        if (isDatabaseUnavailable(error) && withinLease && !this.stopped) {
+          await new Promise((resolve) => setTimeout(resolve, RESULT_RETRY_MS));
+          continue;
+        }
       }
       for (const item of batch) item.done();
+      batch = [];
+      failingSinceMs = null;
     }
   }
 

@@ -79,4 +79,16 @@ describe('QrReadCache', () => {
     vi.advanceTimersByTime(TTL_MS * 0.25 + 10);
     expect(cache.peek('q1')).toBeUndefined();
   });
+
+  it('does not hold on to expired entries of QRs nobody reads again (a soak grew 1 MiB a minute)', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const cache = new QrReadCache();
+    for (let i = 0; i < 500; i++) await cache.read(`old-${i}`, async () => state(`v${i}`));
+    expect(cache.size).toBe(500);
+    vi.advanceTimersByTime(TTL_MS + 1);
+    // Fresh QRs keep being read; the old ones never again. Their entries are swept, not kept until the cap.
+    for (let i = 0; i < 1_500; i++) await cache.read(`new-${i}`, async () => state(`w${i}`));
+    expect(cache.size).toBe(1_500); // without the sweep: 2,000
+    expect(cache.peek('old-1')).toBeUndefined();
+  });
 });
