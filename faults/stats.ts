@@ -1,0 +1,55 @@
+// Small measurement helpers: percentiles, and the RSS of a service process sampled every second from /proc.
+import type { ServiceProcess } from './service.ts';
+
+export interface Summary { count: number; min: number; p50: number; p99: number; max: number; mean: number }
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export function summarize(values: number[]): Summary {
+  const sorted = [...values].sort((a, b) => a - b);
+  const sum = sorted.reduce((a, b) => a + b, 0);
+  return {
+    count: sorted.length,
+    min: sorted[0] ?? NaN,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? NaN,
+    mean: sorted.length ? sum / sorted.length : NaN,
+  };
+}
+
+export interface RssSample { atMs: number; kib: number }
+
+/** Samples VmRSS of whichever process `target()` names now (it changes when a killed process is restarted). */
+export class RssSampler {
+  readonly samples: RssSample[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly target: () => ServiceProcess | null, private readonly everyMs = 1_000) {}
+
+  start(): this {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.everyMs);
+    return this;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private sample(): void {
+    const kib = this.target()?.rssKiB();
+    if (kib) this.samples.push({ atMs: Date.now(), kib });
+  }
+
+  between(fromMs: number, toMs: number): number[] {
+    return this.samples.filter((s) => s.atMs >= fromMs && s.atMs < toMs).map((s) => s.kib);
+  }
+}
+
+export const mib = (kib: number) => kib / 1024;
