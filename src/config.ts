@@ -1,4 +1,4 @@
-// The one place that reads the environment: every variable of API.md §10, validated into a typed Config.
+// The one place that reads the environment: every variable of docs/api-reference.md#configuration, validated into a typed Config.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseAmount } from './money.ts';

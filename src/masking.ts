@@ -1,4 +1,4 @@
-// Masking of bank account numbers (API.md §4.1), shared by transfers (destination) and QR payments (payer):
+// Masking of bank account numbers (docs/api-reference.md#account-number-masking), shared by transfers (destination) and QR payments (payer):
 // the full number stays in the database only; responses, events and logs get this form.
 
 /**

@@ -3,7 +3,7 @@
 
 export const CURRENCY = 'BOB';
 
-/** Why an amount was refused, as the 422 field code of API.md §1. */
+/** Why an amount was refused, as the 422 field code of docs/api-reference.md#field-codes. */
 export type AmountProblem = 'invalid_type' | 'invalid_format' | 'too_many_decimals' | 'too_small' | 'too_large';
 
 export type ParsedAmount = { ok: true; centavos: number } | { ok: false; problem: AmountProblem };

@@ -16,7 +16,7 @@ export interface Queryable {
 export interface Transaction extends Queryable {
   /**
    * Sends `NOTIFY channel, payload` after this transaction commits (never if it rolls back), through the
-   * database's coalescing notifier (ARCHITECTURE rule 9: NOTIFY inside a money transaction would take
+   * database's coalescing notifier (docs/architecture.md, rule 9: NOTIFY inside a money transaction would take
    * PostgreSQL's commit-time notify lock and serialize every payment).
    */
   notifyAfterCommit(channel: string, payload?: string): void;
@@ -67,7 +67,7 @@ export function databaseErrorOf(error: unknown): DatabaseErrorFields | undefined
   return { code, constraint: typeof constraint === 'string' ? constraint : undefined };
 }
 
-/** True when `error` is a violation of the named constraint (PATTERNS.md 5: constraint names are part of the error model). */
+/** True when `error` is a violation of the named constraint (docs/architecture.md, habit 5: constraint names are part of the error model). */
 export function isConstraintViolation(error: unknown, constraint: string): boolean {
   return databaseErrorOf(error)?.constraint === constraint;
 }
@@ -86,7 +86,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     // The server refused a new connection because all its slots are taken: as unreachable as a refused socket.
     if (code === SqlState.TOO_MANY_CONNECTIONS) return true;
   }
-  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect/i.test(message);
+  // node-postgres's own words for a connection that died: while a query ran, before one was sent ("not
+  // queryable": a pooled client whose connection was cut after its last query), or while connecting.
+  return typeof message === 'string'
+    && /Connection terminated|not queryable|timeout exceeded when trying to connect/i.test(message);
 }
 
 export class DatabaseUnavailableError extends Error {

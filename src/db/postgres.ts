@@ -89,6 +89,17 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       const client = await pool.connect();
       const afterCommit: Array<{ channel: string; payload: string }> = [];
       let broken = false;
+      // node-postgres takes the pool's own error listener off a client while it is checked out. A connection
+      // dropped in that time (failover, restart, a network reset, pg_terminate_backend on a transaction waiting
+      // for a row lock) then raises an 'error' event nobody handles, and Node ends the process. The query in
+      // flight rejects by itself (the request answers 503); this listener keeps the event handled and marks
+      // the client so it is destroyed, not reused. It stays on a broken client: that client is discarded, and
+      // a late second event from it must not find it unguarded either.
+      const onConnectionError = (error: Error) => {
+        broken = true;
+        onBackgroundError(error, 'transaction connection');
+      };
+      client.on('error', onConnectionError);
       try {
         await client.query('begin isolation level read committed');
         const tx: Transaction = {
@@ -112,6 +123,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         }
         throw error;
       } finally {
+        if (!broken) client.off('error', onConnectionError);
         client.release(broken);
       }
     },

@@ -10,7 +10,7 @@ export type { EventOwnerKind, EventRow } from './store.ts';
 /** Channel that wakes event consumers after a commit; only a wake-up, consumers also poll. */
 export const EVENTS_CHANNEL = 'mps_events';
 
-/** Every event type of API.md §7, at run time (webhook endpoint filters and the events list validate against it). */
+/** Every event type of docs/api-reference.md#event-types, at run time (webhook endpoint filters and the events list validate against it). */
 export const EVENT_TYPES = [
   'simple_qr.payment_received', 'simple_qr.paid', 'simple_qr.canceled',
   'transfer.created', 'transfer.in_transit', 'transfer.completed', 'transfer.failed', 'transfer.canceled',
@@ -99,7 +99,7 @@ export async function listEventsOfOwner(db: Queryable, owner: EventOwner): Promi
     : store.findEventsOfOwner(db, 'partner', owner.partnerId);
 }
 
-/** The wire form of an event (API.md §7). */
+/** The wire form of an event (docs/api-reference.md#events-api). */
 export function toEventPayload(event: EventRow): { id: string; type: string; created_at: string; data: Record<string, unknown> } {
   return { id: event.id, type: event.type, created_at: event.created_at.toISOString(), data: event.data };
 }

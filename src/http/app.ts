@@ -1,5 +1,5 @@
-// The app factory (PATTERNS.md 1): main.ts and the tests build the very same app through buildApp.
-// It settles once, for every route, what API.md §1–2 and §9 ask of the HTTP layer: request ids, the
+// The app factory (docs/architecture.md, habit 1): main.ts and the tests build the very same app through buildApp.
+// It settles once, for every route, what docs/api-reference.md#basics and docs/api-reference.md#errors ask of the HTTP layer: request ids, the
 // order of checks (401 → 429 → 403 → body → idempotency header → 422), the error model and JSON parsing.
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -19,7 +19,7 @@ import { registerWebhookEndpointRoutes } from '../webhooks/routes.ts';
 import { isUuidV4 } from '../idempotency/service.ts';
 import { KeyVerifier, isAdminAuthorization, type AuthRequirement, type Principal } from './auth.ts';
 import { ApiError, validationError } from './errors.ts';
-import { handleError, handleFrameworkError, handleNotFound } from './error-handler.ts';
+import { handleError, handleFrameworkError, handleNotFound, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handler.ts';
 import { createMetricsRegistry, httpMetrics } from './metrics.ts';
 import { registerOperationsRoutes } from './operations-routes.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -50,7 +50,7 @@ export type App = FastifyInstance<
   import('fastify').FastifyBaseLogger, TypeBoxTypeProvider
 >;
 
-/** Largest request body (API.md: 64 KiB → 413). */
+/** Largest request body (docs/api-reference.md#request-rules: 64 KiB → 413). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -62,7 +62,15 @@ export interface BuildAppOptions {
   logger?: import('fastify').FastifyBaseLogger;
   /** Registry served on /metrics; main.ts shares it with the background jobs so their metrics appear too. */
   metrics?: Registry;
+  /**
+   * Closed while the service waits for its database at start (src/startup.ts): every route but the
+   * operational ones answers 503 with Retry-After. Without one the database is taken as ready (tests).
+   */
+  startupGate?: { readonly isOpen: boolean };
 }
+
+/** Routes that answer before the database is ready: liveness, readiness, metrics and the API description. */
+const SERVED_BEFORE_READY = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/;
 
 export async function buildApp(context: AppContext, options: BuildAppOptions = {}): Promise<App> {
   const { config, db, clock } = context;
@@ -109,13 +117,13 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   app.addHook('onReady', () => verifier.start());
   app.addHook('onClose', () => verifier.stop());
 
-  // Every answer names its request (API.md §1). Set before anything can fail, so errors carry it too.
+  // Every answer names its request (docs/api-reference.md#request-ids). Set before anything can fail, so errors carry it too.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     done();
   });
 
-  // 401 → 429 → 403, before the body is read (API.md §1, order of checks). One hook per route, built when
+  // 401 → 429 → 403, before the body is read (docs/api-reference.md#order-of-checks). One hook per route, built when
   // the route is added, so a request does not look its route's options up (Fastify builds that object anew
   // on each access).
   const authenticatorFor = (requirement: Exclude<AuthRequirement, 'none'>, module: FastifyContextConfig['module']) => {
@@ -176,6 +184,14 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     if (request.forbiddenFields?.length) throw validationError(unknownFieldErrors(request.forbiddenFields));
   };
 
+  // Until the database is migrated, a request that would need it is answered 503 before anything else
+  // runs; the gate's check is one property read, and it stays open once opened.
+  const gate = options.startupGate;
+  const untilReady = (_request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+    if (gate!.isOpen) return done();
+    done(new ApiError('SERVICE_UNAVAILABLE', { message: 'The service is starting: its database is not ready yet.', headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } }));
+  };
+
   // Each route gets only the hooks it needs, so a POS poll does not pay for body and idempotency checks
   // and a public page does not pay for authentication: the check order is the same on every route.
   app.addHook('onRoute', (route) => {
@@ -184,6 +200,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const readsBody = methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS');
     if (requirement !== 'none') route.onRequest = [authenticatorFor(requirement, routeConfig?.module), ...hooksOf(route.onRequest)];
+    if (gate && !SERVED_BEFORE_READY.test(route.url)) route.onRequest = [untilReady, ...hooksOf(route.onRequest)];
     if (readsBody) {
       route.preValidation = [readIdempotencyKey, ...hooksOf(route.preValidation)];
       route.preHandler = [refuseForbiddenFields, ...hooksOf(route.preHandler)];
@@ -223,7 +240,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
 
-  await app.register(async (scope) => registerOperationsRoutes(scope as unknown as App, context, metrics));
+  await app.register(async (scope) => registerOperationsRoutes(scope as unknown as App, context, metrics, gate));
   if (config.adminToken) {
     await app.register(async (scope) => registerAdminRoutes(scope as unknown as App, context), { prefix: '/admin/v1' });
   }

@@ -7,7 +7,7 @@ import { describeError } from './logging.ts';
 import { fieldErrorsFromAjv, unknownFieldErrors } from './validation.ts';
 
 /** Seconds a client should wait when the database is unreachable. */
-const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** Fastify's own errors that are the client's doing, mapped to the catalogue. */
 const FASTIFY_CLIENT_ERRORS: Record<string, () => ApiError> = {

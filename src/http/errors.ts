@@ -1,4 +1,4 @@
-// The one error catalogue of API.md §1 (PATTERNS.md 6): every error the API answers is an ApiError built
+// The one error catalogue of docs/api-reference.md#error-codes (docs/architecture.md, habit 6): every error the API answers is an ApiError built
 // from a code of this table, and the error handler is the only place that renders them.
 
 export const ERROR_CATALOGUE = {
@@ -14,6 +14,7 @@ export const ERROR_CATALOGUE = {
   MASTER_KEY_REQUIRED: { status: 403, type: 'permission_error', message: 'This endpoint needs a partner master key.' },
   MERCHANT_KEY_REQUIRED: { status: 403, type: 'permission_error', message: 'This endpoint needs a merchant API key.' },
   MERCHANT_SUSPENDED: { status: 403, type: 'permission_error', message: 'The merchant of this API key is suspended.' },
+  KEY_SCOPE_INSUFFICIENT: { status: 403, type: 'permission_error', message: 'This key may not use this endpoint: terminal keys work only with QRs and their payments.' },
   NOT_FOUND: { status: 404, type: 'invalid_request_error', message: 'No such resource.' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, type: 'idempotency_error', message: 'A request with this Idempotency-Key is still being processed; retry shortly.' },
   QR_NOT_PAYABLE: { status: 409, type: 'business_logic_error', message: 'This QR does not accept payments.' },
@@ -30,7 +31,7 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/** Field codes of a 422 (API.md §1). */
+/** Field codes of a 422 (docs/api-reference.md#field-codes). */
 export type FieldErrorCode =
   | 'required' | 'invalid_type' | 'invalid_format' | 'too_long' | 'too_small' | 'too_large'
   | 'too_many_decimals' | 'invalid_value' | 'unknown_field' | 'unknown_bank' | 'unsupported_currency'

@@ -1,12 +1,16 @@
-// Routes for operators and tooling (API.md §9): liveness, readiness, Prometheus metrics, the OpenAPI document.
+// Routes for operators and tooling (docs/api-reference.md#operations): liveness, readiness, Prometheus metrics, the OpenAPI document.
 import { Type } from '@sinclair/typebox';
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import type { App } from './app.ts';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handler.ts';
 import { ApiError } from './errors.ts';
 import { errorResponses } from './schemas.ts';
 
-export async function registerOperationsRoutes(app: App, { db }: AppContext, metrics: Registry): Promise<void> {
+export async function registerOperationsRoutes(
+  app: App, { db }: AppContext, metrics: Registry, startupGate?: { readonly isOpen: boolean },
+): Promise<void> {
+  const unavailable = () => new ApiError('SERVICE_UNAVAILABLE', { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
   app.get('/healthz', {
     schema: {
       tags: ['operations'],
@@ -22,10 +26,12 @@ export async function registerOperationsRoutes(app: App, { db }: AppContext, met
       response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) },
     },
   }, async () => {
+    // Ready means migrated (startup.ts) and answering now.
+    if (startupGate && !startupGate.isOpen) throw unavailable();
     try {
       await db.query('select 1');
     } catch {
-      throw new ApiError('SERVICE_UNAVAILABLE', { headers: { 'Retry-After': '5' } });
+      throw unavailable();
     }
     return { status: 'ready' as const };
   });

@@ -1,4 +1,4 @@
-// Page-number pagination shared by every list (API.md §6): `page` ≥ 1, `per_page` 1–100 (default 15),
+// Page-number pagination shared by every list (docs/api-reference.md#pagination): `page` ≥ 1, `per_page` 1–100 (default 15),
 // `{ data, meta }` with `last_page = max(1, ceil(total / per_page))`; a page past the end is `data: []`.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { PaginationMetaSchema } from './schemas.ts';

@@ -1,4 +1,4 @@
-// Token bucket per API key, in this process (API.md §9): with N instances the effective limit is N times
+// Token bucket per API key, in this process (docs/api-reference.md#rate-limits): with N instances the effective limit is N times
 // the configured one, which the docs say plainly rather than hide.
 import type { RateLimitConfig } from '../config.ts';
 

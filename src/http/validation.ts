@@ -1,4 +1,4 @@
-// Request validation as API.md wants it, which is not Fastify's default (ARCHITECTURE.md, Pitfalls):
+// Request validation as docs/api-reference.md#request-rules wants it, which is not Fastify's default (docs/architecture.md#stack-pitfalls):
 // unknown fields are errors (never stripped), body types are never coerced, every failing field is
 // reported, and Ajv's errors become the contract's dotted field paths and field codes.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';

@@ -1,5 +1,5 @@
-// The idempotency mechanism of API.md §4.1, once, for every write that takes an Idempotency-Key.
-// Shape after Formance's ledger (PATTERNS.md 7): in one transaction, try the key's advisory lock (held →
+// The idempotency mechanism of docs/api-reference.md#idempotency, once, for every write that takes an Idempotency-Key.
+// Shape after Formance's ledger (docs/architecture.md, habit 7): in one transaction, try the key's advisory lock (held →
 // 409 at once, never wait) and look the key up (same fingerprint → replay; another → 422), else do the
 // work and store its outcome in the same transaction. The database decides, not process memory, so
 // two processes receiving the same key at the same moment still execute it once.
@@ -11,10 +11,10 @@ import type { IdempotencyScope } from './store.ts';
 
 export type { IdempotencyScope } from './store.ts';
 
-/** How long an outcome is kept; after that the key may be used again (API.md: at least 24 h). */
+/** How long an outcome is kept; after that the key may be used again (docs/api-reference.md#idempotency: at least 24 h). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
-/** Error outcomes that are stored and replayed like a success (API.md §4.1); any other error is not stored. */
+/** Error outcomes that are stored and replayed like a success (docs/api-reference.md#idempotency); any other error is not stored. */
 const STORED_ERROR_CODES: ReadonlySet<ErrorCode> = new Set(['INSUFFICIENT_FUNDS']);
 
 export interface Outcome {
@@ -119,7 +119,7 @@ export function scopeKey(scope: IdempotencyScope): string {
   return `${scope.caller}\n${scope.route}\n${scope.key.toLowerCase()}`;
 }
 
-/** The stored outcome of a refusal that is replayed like a success (API.md §4.1: INSUFFICIENT_FUNDS). */
+/** The stored outcome of a refusal that is replayed like a success (docs/api-reference.md#idempotency: INSUFFICIENT_FUNDS). */
 export function refusalOutcome(error: ApiError): Outcome {
   if (!STORED_ERROR_CODES.has(error.code)) throw new Error(`${error.code} is not a stored refusal`);
   return { statusCode: error.status, body: error.toBody() };
@@ -146,7 +146,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** API.md: an Idempotency-Key is a UUID v4. */
+/** docs/api-reference.md#idempotency: an Idempotency-Key is a UUID v4. */
 export function isUuidV4(text: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.test(text);
 }

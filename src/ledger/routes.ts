@@ -1,4 +1,4 @@
-// Balance routes of the merchant API (API.md §6).
+// Balance routes of the merchant API (docs/api-reference.md#balance-and-movements).
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { merchantOf } from '../http/auth.ts';

@@ -1,4 +1,4 @@
-// Schemas of the balance routes (API.md §6).
+// Schemas of the balance routes (docs/api-reference.md#balance-and-movements).
 import { Type } from '@sinclair/typebox';
 import { PaginationQueryProperties } from '../http/pagination.ts';
 import { StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
@@ -10,7 +10,7 @@ export const BalanceSchema = Type.Object({
   pending_out: Type.Number({ description: 'Transfers debited but still PENDING or IN_TRANSIT, as a positive amount', example: 100 }),
 });
 
-/** The operator's ledger check (API.md §6 invariant for every merchant). */
+/** The operator's ledger check (docs/api-reference.md#balance-invariant for every merchant). */
 export const LedgerCheckSchema = Type.Object({
   balances_checked: Type.Integer(),
   ok: Type.Boolean(),

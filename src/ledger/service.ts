@@ -1,5 +1,5 @@
 // The ledger core: every centavo that moves goes through credit, debit or settle, inside the caller's
-// transaction, so a state change, its movement and its balance update commit together (ARCHITECTURE rule 2).
+// transaction, so a state change, its movement and its balance update commit together (docs/architecture.md, rule 2).
 import type { Queryable, Transaction } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
 import * as store from './store.ts';
@@ -101,7 +101,7 @@ export async function debitEach(tx: Transaction, requests: readonly DebitRequest
 }
 
 /**
- * The transfer lifecycle of API.md §4.2, as the statuses a movement may be settled from: PENDING →
+ * The transfer lifecycle of docs/api-reference.md#transfer-lifecycle, as the statuses a movement may be settled from: PENDING →
  * IN_TRANSIT → COMPLETED; PENDING or IN_TRANSIT → FAILED; only PENDING → CANCELED (a transfer the bank
  * already has cannot be taken back). COMPLETED, FAILED and CANCELED are final.
  */
@@ -122,7 +122,7 @@ export interface SettleRequest {
 
 /**
  * Moves an open (PENDING or IN_TRANSIT) movement to its next status, in place: no second row, so the
- * invariant of API.md §6 stays a plain sum. Funds return exactly once, because only an open movement
+ * invariant of docs/api-reference.md#balance-invariant stays a plain sum. Funds return exactly once, because only an open movement
  * can be settled and the status update is guarded.
  */
 export async function settle(tx: Transaction, request: SettleRequest): Promise<MovementRow> {
@@ -169,7 +169,7 @@ export async function listMovements(db: Queryable, filter: MovementFilter, page:
 }
 
 /**
- * The wire form of a movement (API.md §6): the snapshot stored with it gives a payment's masked payer
+ * The wire form of a movement (docs/api-reference.md#movements): the snapshot stored with it gives a payment's masked payer
  * `details` or a transfer's masked `destination`, so the history never reads QR or transfer tables.
  */
 export function toMovementView(movement: MovementRow) {
@@ -191,7 +191,7 @@ export interface InvariantReport {
   violations: InvariantRow[];
 }
 
-/** Recomputes API.md §6's invariant for every merchant; `violations` is empty when the ledger is right. */
+/** Recomputes the invariant of docs/api-reference.md#balance-invariant for every merchant; `violations` is empty when the ledger is right. */
 export async function checkInvariant(tx: Transaction): Promise<InvariantReport> {
   const balancesChecked = await store.countBalances(tx);
   const violations = await store.findInvariantViolations(tx);

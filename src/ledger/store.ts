@@ -205,7 +205,7 @@ export interface InvariantRow {
 }
 
 /**
- * API.md §6's invariant for every merchant: available = sum of movements not FAILED or CANCELED, and
+ * the invariant of docs/api-reference.md#balance-invariant for every merchant: available = sum of movements not FAILED or CANCELED, and
  * pending_out = the transfers still PENDING or IN_TRANSIT. Returns only the balances that disagree.
  */
 export async function findInvariantViolations(tx: Queryable): Promise<InvariantRow[]> {
@@ -232,7 +232,7 @@ export async function countBalances(tx: Queryable): Promise<number> {
   return rows[0]!.total;
 }
 
-/** Which movements a history page counts and shows (API.md §6). */
+/** Which movements a history page counts and shows (docs/api-reference.md#movements). */
 export interface MovementFilter {
   businessCode: number;
   /** null: both types. */

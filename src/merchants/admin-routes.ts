@@ -1,4 +1,4 @@
-// Operator API under /admin/v1 (API.md §8): partners, merchants, keys, suspension, the ACH module and
+// Operator API under /admin/v1 (docs/api-reference.md#operator-api): partners, merchants, keys, suspension, the ACH module and
 // the ledger check. Only registered when ADMIN_TOKEN is set; every route needs `Authorization: Bearer`.
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
@@ -167,7 +167,7 @@ export async function registerAdminRoutes(app: App, { config, db, clock }: AppCo
   app.get('/ledger/check', {
     config: adminRoute,
     schema: {
-      tags, security, summary: 'Recompute the balance invariant of API.md §6 for every merchant',
+      tags, security, summary: 'Recompute the balance invariant of docs/api-reference.md#balance-invariant for every merchant',
       response: { 200: LedgerCheckSchema, ...errorResponses(...ADMIN_ERRORS) },
     },
   }, async () => ledger.toInvariantReportView(await db.transaction((tx) => ledger.checkInvariant(tx))));

@@ -1,4 +1,4 @@
-// Schemas of the operator API for partners, merchants and keys (API.md §8).
+// Schemas of the operator API for partners, merchants and keys (docs/api-reference.md#operator-api).
 import { Type, type Static } from '@sinclair/typebox';
 import { StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
 

@@ -172,7 +172,7 @@ export async function isEmpty(db: Queryable): Promise<boolean> {
   return (await store.countOrdinaryMerchantsAndPartners(db)) === 0;
 }
 
-/** The wire form of an API key listing row (API.md §8). */
+/** The wire form of an API key listing row (docs/api-reference.md#operator-api-keys). */
 export function toApiKeyListing(key: ApiKeyRow) {
   return {
     key_prefix: key.key_prefix,

@@ -1,4 +1,4 @@
-// Onboarding intent routes of the partner API (API.md §5.1–5.2) and the hosted flow's pages. HTTP only:
+// Onboarding intent routes of the partner API (docs/api-reference.md#create-an-intent, docs/api-reference.md#read-an-intent) and the hosted flow's pages. HTTP only:
 // schema in, one service call, schema out.
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';

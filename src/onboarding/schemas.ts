@@ -1,4 +1,4 @@
-// Schemas of the onboarding intent routes (API.md §5.1–5.2): validation, OpenAPI and types from one definition.
+// Schemas of the onboarding intent routes (docs/api-reference.md#create-an-intent, docs/api-reference.md#read-an-intent): validation, OpenAPI and types from one definition.
 import { Type, type Static } from '@sinclair/typebox';
 import { StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
 

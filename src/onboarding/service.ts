@@ -1,4 +1,4 @@
-// The rules of onboarding intents (API.md §5): creation (idempotent), the effective status every read uses,
+// The rules of onboarding intents (docs/api-reference.md#onboarding): creation (idempotent), the effective status every read uses,
 // the registration the hosted flow submits, completion — in the activation payment's transaction through
 // the QR purpose hook, or at submission when the fee is 0 — cancel, expiry, and the partner's events.
 import { createHash } from 'node:crypto';
@@ -27,13 +27,13 @@ export const PLATFORM_BUSINESS_CODE = 1000;
 // ---------------------------------------------------------------------------------------------------
 // Effective status and views
 
-/** An open intent whose expires_at has come reads expired at once, before any sweep (API.md §5.2). */
+/** An open intent whose expires_at has come reads expired at once, before any sweep (docs/api-reference.md#read-an-intent). */
 export function effectiveStatus(intent: IntentRow, now: Date): IntentStatus {
   if (intent.status === 'open' && intent.expires_at.getTime() <= now.getTime()) return 'expired';
   return intent.status;
 }
 
-/** The intent as §5.2 returns it (no url), which is also the data of every onboarding_intent.* event. */
+/** The intent as docs/api-reference.md#read-an-intent returns it (no url), which is also the data of every onboarding_intent.* event. */
 export function toIntentView(intent: IntentRow, now: Date): IntentView {
   return {
     code: intent.code,
@@ -150,7 +150,7 @@ export async function submitRegistration(
     if (config.onboardingActivationFeeCentavos === 0) {
       return { kind: 'completed', intent: await completeWithMerchant(tx, submitted, now) };
     }
-    // QR expirations reach at most 365 days ahead (API.md §3.1); an intent TTL beyond that is cut there.
+    // QR expirations reach at most 365 days ahead (docs/api-reference.md#create-a-qr); an intent TTL beyond that is cut there.
     const minutesLeft = Math.min(365 * 24 * 60, Math.max(1, Math.ceil((submitted.expires_at.getTime() - now.getTime()) / 60_000)));
     const { qr } = await qrs.createQrWithPurpose(tx, { config }, PLATFORM_BUSINESS_CODE, {
       amountCentavos: config.onboardingActivationFeeCentavos,

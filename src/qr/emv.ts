@@ -1,4 +1,4 @@
-// The EMVCo Merchant-Presented Mode payload of a QR (API.md §3.1): TLV fields in ascending tag order,
+// The EMVCo Merchant-Presented Mode payload of a QR (docs/api-reference.md#emv-payload): TLV fields in ascending tag order,
 // names transliterated to ASCII, and a CRC16/CCITT-FALSE over the whole string including "6304".
 import { formatCentavos } from '../money.ts';
 

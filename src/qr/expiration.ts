@@ -1,4 +1,4 @@
-// `qr_expiration` (API.md §3.1): an absolute wall-clock time in SERVICE_TIMEZONE or a relative `+N unit`,
+// `qr_expiration` (docs/api-reference.md#create-a-qr): an absolute wall-clock time in SERVICE_TIMEZONE or a relative `+N unit`,
 // in the future and at most 365 days ahead.
 import type { FieldError } from '../http/errors.ts';
 import { formatWallClock, parseWallClock } from '../time.ts';

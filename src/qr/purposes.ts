@@ -1,5 +1,5 @@
 // Internal purposes of QRs: another module registers a handler that runs inside the transaction of each
-// payment of a QR created with that purpose (ARCHITECTURE "seams"), so onboarding depends on qr and never
+// payment of a QR created with that purpose (docs/architecture.md#seams), so onboarding depends on qr and never
 // the reverse. The activation fee of onboarding is the first user.
 import type { Transaction } from '../db/database.ts';
 import type { PaymentRow, QrRow } from './store.ts';

@@ -1,4 +1,4 @@
-// How payments reach the domain (API.md §3.6): every channel — a bank network's notification in live
+// How payments reach the domain (docs/api-reference.md#payment-rules): every channel — a bank network's notification in live
 // mode, the sandbox endpoint and hosted-page form in sandbox mode — is a PaymentRail that turns its own
 // input into one PaymentNotice; service.receivePayment applies the same rules to all of them.
 

@@ -1,4 +1,4 @@
-// Simple QR routes of the merchant API (API.md §3) and the sandbox payment endpoint (§3.6). HTTP only:
+// Simple QR routes of the merchant API (docs/api-reference.md#qr-payments) and the sandbox payment endpoint (docs/api-reference.md#sandbox-qr-payments). HTTP only:
 // schema in, one service call, schema out.
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';

@@ -1,9 +1,9 @@
-// Schemas of the Simple QR routes (API.md §3): validation, OpenAPI and types from one definition.
+// Schemas of the Simple QR routes (docs/api-reference.md#qr-payments): validation, OpenAPI and types from one definition.
 import { Type, type Static } from '@sinclair/typebox';
 import { PaginationQueryProperties, PageSchema } from '../http/pagination.ts';
 import { CurrencySchema, MoneyAmount, StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
 
-/** 0.10 to 100000.00 BOB, in centavos (API.md §3.1). */
+/** 0.10 to 100000.00 BOB, in centavos (docs/api-reference.md#create-a-qr). */
 export const QR_AMOUNT_MIN_CENTAVOS = 10;
 export const QR_AMOUNT_MAX_CENTAVOS = 10_000_000;
 
@@ -70,13 +70,13 @@ const QrProperties = {
   updated_at: Timestamp(),
 };
 
-/** The QR resource (API.md §3.1). */
+/** The QR resource (docs/api-reference.md#the-qr-resource). */
 export const QrSchema = Type.Object({
   ...QrProperties,
   qr_image: Type.String({ description: 'PNG of qr_payload as a data URI' }),
 });
 export type QrView = Static<typeof QrSchema>;
-/** The resource without its image, as events carry it (API.md §7). */
+/** The resource without its image, as events carry it (docs/api-reference.md#event-types). */
 export type QrEventView = Omit<QrView, 'qr_image'>;
 
 export const QrIdParams = Type.Object({ id: Type.String({ description: 'QR id (UUID)' }) });

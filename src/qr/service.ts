@@ -1,4 +1,4 @@
-// The rules of Simple QRs (API.md §3): creation with its EMV payload and image, the one effective-status
+// The rules of Simple QRs (docs/api-reference.md#qr-payments): creation with its EMV payload and image, the one effective-status
 // rule every read and write uses, cancel, and payments from any PaymentRail. Money moves only through
 // ledger.credit and events only through events.emit, in the payment's transaction.
 import { randomUUID } from 'node:crypto';
@@ -46,7 +46,7 @@ export type RenderQrImage = (payload: string) => Promise<string>;
 export const renderInline: RenderQrImage = async (payload) => renderQrDataUri(payload);
 
 // ---------------------------------------------------------------------------------------------------
-// Effective status: the one rule (API.md §3.2)
+// Effective status: the one rule (docs/api-reference.md#qr-statuses-and-expiry)
 
 export interface EffectiveState {
   status: QrStatus;
@@ -333,7 +333,7 @@ export async function sweepExpiredQrs(db: Database, config: Pick<Config, 'public
 // ---------------------------------------------------------------------------------------------------
 // Payments
 
-/** The amount a payment moves, by API.md §3.5: fixed amounts must match, editable ones default to the suggestion. */
+/** The amount a payment moves, by docs/api-reference.md#payment-rules: fixed amounts must match, editable ones default to the suggestion. */
 export function resolvePaymentAmount(qr: QrRow, offeredCentavos: number | null): number {
   if (!qr.modify_amount) {
     if (offeredCentavos !== null && offeredCentavos !== qr.amount_centavos) {
@@ -389,7 +389,7 @@ export async function receivePayment(db: Database, config: Pick<Config, 'publicB
         movementId: movement.id,
       }, now);
     } catch (error) {
-      // Unreachable while the guarded claim holds; the index is the database's second line (ARCHITECTURE rule 3).
+      // Unreachable while the guarded claim holds; the index is the database's second line (docs/architecture.md, rule 3).
       if (error instanceof store.SingleUseAlreadyPaidError) throw new ApiError('QR_NOT_PAYABLE');
       throw error;
     }

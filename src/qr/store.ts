@@ -1,4 +1,4 @@
-// SQL of simple QRs and their payments. Transitions are guarded updates (PATTERNS.md 4); expiry is
+// SQL of simple QRs and their payments. Transitions are guarded updates (docs/architecture.md, habit 4); expiry is
 // applied at the time passed in ($now), never the database's own clock.
 import { databaseErrorOf, SqlState, type Queryable } from '../db/database.ts';
 
@@ -64,7 +64,7 @@ const JOINED_COLUMNS = [
 /** "Not yet expired at $now" for the QR aliased `q`; `$n` is the parameter holding now. */
 const notExpired = (nowParam: string) => `(q.expires_at is null or q.expires_at > ${nowParam}::timestamptz)`;
 
-/** The status filters of the list, by effective status (API.md §3.2). */
+/** The status filters of the list, by effective status (docs/api-reference.md#qr-statuses-and-expiry). */
 const STATUS_FILTERS: Record<QrStatus, (nowParam: string) => string> = {
   ACTIVE: (now) => `q.status = 'ACTIVE' and ${notExpired(now)}`,
   PAID: (now) => `q.status = 'PAID' and ${now}::timestamptz is not null`, // every filter uses $now, so its type is known

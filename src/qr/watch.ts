@@ -1,4 +1,4 @@
-// Long polling of QRs (API.md §3.2 `?wait=N`): one LISTEN per process on QR_CHANGED_CHANNEL (payload: the
+// Long polling of QRs (docs/api-reference.md#read-a-qr `?wait=N`): one LISTEN per process on QR_CHANGED_CHANNEL (payload: the
 // QR id) wakes the in-process waiters of that QR. NOTIFY is sent after commit by whichever process
 // recorded the change, so a payment taken by another instance wakes the poll too. A notification only
 // wakes; each waiter also re-reads at least every RECHECK_MS (the safety net for a lost notification or
@@ -83,7 +83,7 @@ export class QrWatcher {
 }
 
 /**
- * The long poll of API.md §3.2: while the QR is ACTIVE and its ETag still matches `heldTag` (the caller's
+ * The long poll of docs/api-reference.md#read-a-qr: while the QR is ACTIVE and its ETag still matches `heldTag` (the caller's
  * If-None-Match, or the tag at arrival), wait for a change, its expiry or `waitSeconds`, re-reading with
  * `reread` after every wake-up. Returns the QR as last read (undefined if it vanished) and the time of that read.
  */

@@ -1,4 +1,4 @@
-// The banks a transfer may be sent to (API.md §4.4): BANKS_FILE when configured, else this shipped list.
+// The banks a transfer may be sent to (docs/api-reference.md#banks): BANKS_FILE when configured, else this shipped list.
 import type { BankConfig, Config } from '../config.ts';
 
 /**

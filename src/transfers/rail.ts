@@ -1,4 +1,4 @@
-// The ACH rail seam (API.md §4.2, PATTERNS.md 8): a TransferRail submits transfers to the bank network and
+// The ACH rail seam (docs/api-reference.md#transfer-lifecycle, docs/architecture.md, habit 8): a TransferRail submits transfers to the bank network and
 // reports what became of them; the same domain code (service.ts) applies its reports, whichever rail it is.
 // Each rail file keeps its own wire types and maps them onto RailStatus; this file maps RailStatus onto
 // our transfer statuses, exhaustively, with no default branch.

@@ -1,4 +1,4 @@
-// Transfer routes (API.md §4): HTTP only — schema in, one service call, schema out.
+// Transfer routes (docs/api-reference.md#transfers): HTTP only — schema in, one service call, schema out.
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { callerScope, merchantOf } from '../http/auth.ts';

@@ -1,5 +1,5 @@
 // The sandbox ACH rail: a stand-in bank network that accepts every transfer except those to accounts
-// ending in `-0000`, which it rejects as closed (API.md §4.2), and settles whatever it accepted. It keeps
+// ending in `-0000`, which it rejects as closed (docs/api-reference.md#sandbox-transfer-helper), and settles whatever it accepted. It keeps
 // no state: its answers depend only on the order, so a repeated call answers the same (as a real rail
 // deduplicating on the idempotency key would).
 import type { FailureCode } from './schemas.ts';

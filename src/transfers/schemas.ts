@@ -1,4 +1,4 @@
-// TypeBox schemas of the transfer routes (API.md §4): validation, OpenAPI and types from one source.
+// TypeBox schemas of the transfer routes (docs/api-reference.md#transfers): validation, OpenAPI and types from one source.
 import { Type, type Static } from '@sinclair/typebox';
 import type { BankConfig } from '../config.ts';
 import { PageSchema, PaginationQueryProperties } from '../http/pagination.ts';
@@ -11,7 +11,7 @@ export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 export const FAILURE_CODES = ['ACCOUNT_CLOSED', 'INVALID_ACCOUNT', 'REJECTED_BY_BANK'] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
-/** API.md §4.1: 0.10 to 20000.00 BOB, in centavos. */
+/** docs/api-reference.md#create-a-transfer: 0.10 to 20000.00 BOB, in centavos. */
 export const MIN_TRANSFER_CENTAVOS = 10;
 export const MAX_TRANSFER_CENTAVOS = 2_000_000;
 

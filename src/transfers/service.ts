@@ -1,6 +1,6 @@
-// The rules of transfers (API.md §4): creation with its debit, reads, the merchant's cancel, and the
+// The rules of transfers (docs/api-reference.md#transfers): creation with its debit, reads, the merchant's cancel, and the
 // lifecycle a rail drives. Every status change, its ledger settle and its event commit in one transaction
-// (ARCHITECTURE rule 2); money moves only through ledger, events only through events.emit.
+// (docs/architecture.md, rule 2); money moves only through ledger, events only through events.emit.
 import type { Config } from '../config.ts';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
@@ -72,7 +72,7 @@ export function transferCreationQueue(db: Database): TransferCreationQueue {
   return new GroupCommit<TransferCreation, IdempotentResult>({
     // One debit per balance per statement: a merchant's creations go one batch after another.
     keyOf: (creation) => creation.request.business_code,
-    // The same key again while the first is queued or being written: 409 at once (API.md §4.1), as the
+    // The same key again while the first is queued or being written: 409 at once (docs/api-reference.md#idempotency), as the
     // advisory lock answers it between processes.
     exclusiveKeyOf: ({ scope }) => scopeKey(scope),
     duplicate: () => new ApiError('IDEMPOTENCY_KEY_IN_USE'),
@@ -318,7 +318,7 @@ function maskedDestination(destination: CreateTransferRequest['destination']): T
   return { ...destination, account_number: maskAccountNumber(destination.account_number) };
 }
 
-/** The wire form of a transfer: amounts as numbers, the account number masked (API.md §4.1). */
+/** The wire form of a transfer: amounts as numbers, the account number masked (docs/api-reference.md#account-number-masking). */
 export function toTransferResource(row: TransferRow): TransferResource {
   return {
     id: row.id,

@@ -1,4 +1,4 @@
-// SQL of transfers. Every lifecycle step is one guarded UPDATE named after the transition (PATTERNS.md 4):
+// SQL of transfers. Every lifecycle step is one guarded UPDATE named after the transition (docs/architecture.md, habit 4):
 // it changes the row only from the statuses the transition allows, and returns nothing otherwise.
 import type { Queryable } from '../db/database.ts';
 import type { FailureCode, TransferStatus } from './schemas.ts';

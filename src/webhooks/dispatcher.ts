@@ -207,7 +207,7 @@ export class Dispatcher {
     metrics?.attemptDuration.observe({ outcome: succeeded ? 'succeeded' : 'failed' }, durationMs / 1000);
     return this.complete({
       ...base,
-      // 410 Gone: the receiver asks us to stop (API.md §7); the endpoint is disabled when the result is written.
+      // 410 Gone: the receiver asks us to stop (docs/api-reference.md#retries); the endpoint is disabled when the result is written.
       outcome: succeeded ? 'succeeded' : statusCode === 410 ? 'abandoned' : 'failed',
       statusCode,
       durationMs,

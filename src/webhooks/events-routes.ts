@@ -1,4 +1,4 @@
-// Events API (API.md §7): the caller's events, one event with its delivery attempts, and redelivery. It
+// Events API (docs/api-reference.md#events-api): the caller's events, one event with its delivery attempts, and redelivery. It
 // lives in the webhooks module because attempts and redelivery are delivery facts; events themselves are
 // read through the events service.
 import { Type } from '@sinclair/typebox';

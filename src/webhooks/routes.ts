@@ -1,4 +1,4 @@
-// Webhook endpoints API (API.md §7): merchants with their API key, partners with their master key. The
+// Webhook endpoints API (docs/api-reference.md#webhooks-and-events): merchants with their API key, partners with their master key. The
 // signing secret is shown on create and rotate-secret only.
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';

@@ -1,4 +1,4 @@
-// Schemas of the webhook endpoints API and the events API (API.md §7).
+// Schemas of the webhook endpoints API and the events API (docs/api-reference.md#webhooks-and-events).
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../events/service.ts';
 import { PaginationQueryProperties } from '../http/pagination.ts';
@@ -74,7 +74,7 @@ const eventProperties = {
   id: Type.String({ example: 'evt_3fA9kQ2xLm8Np0Rt5Vw7Yz1b' }),
   type: Type.String({ example: 'simple_qr.payment_received' }),
   created_at: Timestamp(),
-  data: Type.Object({}, { additionalProperties: true, description: 'The resource the event reports (API.md §7)' }),
+  data: Type.Object({}, { additionalProperties: true, description: 'The resource the event reports (docs/api-reference.md#event-types)' }),
 };
 
 export const EventSchema = Type.Object(eventProperties);

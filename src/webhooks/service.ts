@@ -1,4 +1,4 @@
-// The rules of webhook endpoints (API.md §7): who owns them, which URLs and filters are accepted, secret
+// The rules of webhook endpoints (docs/api-reference.md#webhooks-and-events): who owns them, which URLs and filters are accepted, secret
 // rotation with a 24 h overlap, and redelivery. Fan-out and dispatch live in fanout.ts and dispatcher.ts.
 import type { Mode } from '../config.ts';
 import type { Queryable, Transaction } from '../db/database.ts';

@@ -1,4 +1,4 @@
-// Standard Webhooks signing (API.md §7, https://www.standardwebhooks.com): secrets are `whsec_` + base64
+// Standard Webhooks signing (docs/api-reference.md#deliveries-and-signatures, https://www.standardwebhooks.com): secrets are `whsec_` + base64
 // of 32 random bytes; a signature is `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` keyed with
 // the base64-decoded secret. During a rotation both secrets sign, space-separated, so receivers that
 // still hold the previous secret keep verifying.
@@ -6,7 +6,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
 
-/** How long the previous secret keeps signing after a rotation (API.md §7: 24 hours). */
+/** How long the previous secret keeps signing after a rotation (docs/api-reference.md#webhook-endpoints: 24 hours). */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 export function newWebhookSecret(): string {

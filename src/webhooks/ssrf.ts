@@ -1,4 +1,4 @@
-// SSRF guard of live mode (API.md §7): a webhook URL must be https and must not reach loopback, private,
+// SSRF guard of live mode (docs/api-reference.md#webhook-destination-guard): a webhook URL must be https and must not reach loopback, private,
 // link-local, CGNAT, metadata or otherwise reserved addresses. URLs are checked when saved (scheme and IP
 // literals) and again at delivery, after DNS resolution, by a lookup function handed to the HTTP client:
 // it resolves the name, refuses if any address is blocked, and returns the checked addresses, so the

@@ -153,7 +153,7 @@ export async function markEndpointDeleted(tx: Queryable, ownerKind: EventOwnerKi
   return rowCount > 0;
 }
 
-/** The receiver answered 410 Gone: stop sending to it (API.md §7). */
+/** The receiver answered 410 Gone: stop sending to it (docs/api-reference.md#retries). */
 export async function disableEndpoint(tx: Queryable, id: string, now: Date): Promise<void> {
   await tx.query(
     `update webhook_endpoints set status = 'disabled', updated_at = $2::timestamptz where id = $1::text and status = 'enabled'`,
@@ -200,7 +200,7 @@ export async function insertDeliveriesForEvents(
 }
 
 /**
- * Redelivery (API.md §7): a new round for every enabled endpoint of the owner that takes the event's type,
+ * Redelivery (docs/api-reference.md#events-api): a new round for every enabled endpoint of the owner that takes the event's type,
  * creating the delivery if the endpoint had none. Any lease is dropped, so a send still in flight cannot
  * complete the new round. Returns the endpoint ids.
  */

@@ -1,6 +1,6 @@
 // Hosts the background loops (dispatcher, sweepers, sandbox rails). Each job runs until it reports no more
 // work, then sleeps until its interval passes or a NOTIFY on its channel wakes it: the notification is
-// only a wake-up, the interval is the safety net (ARCHITECTURE rule 9). Jobs claim work with SKIP LOCKED,
+// only a wake-up, the interval is the safety net (docs/architecture.md, rule 9). Jobs claim work with SKIP LOCKED,
 // so any number of processes may run the same jobs.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.ts';

@@ -1,4 +1,4 @@
-// The operator CLI `mps` (API.md §8) as a user runs it: the real bin/mps.js in a child process, on a fresh
+// The operator CLI `mps` (docs/api-reference.md#cli) as a user runs it: the real bin/mps.js in a child process, on a fresh
 // PostgreSQL database (DATABASE_URL) and on an embedded PGlite folder (DATA_DIR). What it creates is then
 // used against the service opened on the same database. Each spawn costs about a second: assertions are
 // grouped, and the tests of one database follow one operator session in order.
@@ -14,7 +14,7 @@ import { loadMigrations } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
-import { createEmptyPostgresDatabase, postgresOnly, type TestDatabase } from '../helpers/databases.ts';
+import { createEmptyPostgresDatabase, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -59,7 +59,7 @@ function runCli(args: string[], env: Record<string, string>): Promise<CliResult>
 /** The non-empty lines of a stream. */
 const linesOf = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
 
-/** Repeats `probe` until `done` accepts its answer or 5.5 s pass (API.md §2: within 5 s on every instance). */
+/** Repeats `probe` until `done` accepts its answer or 5.5 s pass (docs/api-reference.md#authentication: within 5 s on every instance). */
 async function eventually(probe: () => Promise<TestResponse>, done: (response: TestResponse) => boolean): Promise<TestResponse> {
   const deadline = Date.now() + 5_500;
   let response = await probe();
@@ -101,7 +101,7 @@ describe('mps CLI without a database', { timeout: CLI_TIMEOUT_MS }, () => {
   });
 });
 
-describe.each(postgresOnly())('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }, (kind) => {
+describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }, (kind) => {
   let empty: { url: string; drop(): Promise<void> };
   let env: Record<string, string>;
   let database: TestDatabase | undefined;

@@ -1,4 +1,4 @@
-// The two Database adapters (ARCHITECTURE.md, Pitfalls): the same SQL returns the same JS types on PGlite
+// The two Database adapters (docs/architecture.md#stack-pitfalls): the same SQL returns the same JS types on PGlite
 // and PostgreSQL, int8 past 2^53 throws instead of losing centavos, PGlite refuses a re-entrant query
 // instead of hanging, notifications leave only after commit, and CHECK violations carry their names.
 import fs from 'node:fs';

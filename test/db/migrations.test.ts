@@ -1,4 +1,4 @@
-// Migrations (PATTERNS.md 10): idempotent on both databases, safe when several processes start together
+// Migrations (docs/architecture.md, habit 10): idempotent on both databases, safe when several processes start together
 // on PostgreSQL, each file in its own transaction, and reproducing the committed schema snapshot
 // (src/db/schema.snapshot.txt) identically on PGlite and PostgreSQL.
 import fs from 'node:fs';
@@ -8,7 +8,7 @@ import type { Database } from '../../src/db/database.ts';
 import { loadMigrations, migrate, type Migration } from '../../src/db/migrate.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { createEmptyPostgresDatabase, createTestDatabase, databaseKinds, postgresOnly, type DatabaseKind, type TestDatabase } from '../helpers/databases.ts';
+import { createEmptyPostgresDatabase, createTestDatabase, databaseKinds, describeOnPostgres, type DatabaseKind, type TestDatabase } from '../helpers/databases.ts';
 
 const SNAPSHOT_PATH = fileURLToPath(new URL('../../src/db/schema.snapshot.txt', import.meta.url));
 const REGENERATE = 'UPDATE_SCHEMA_SNAPSHOT=1 TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx vitest run test/db/migrations.test.ts';
@@ -105,7 +105,7 @@ describe.each(databaseKinds())('migrations on %s', (kind) => {
   }, SLOW_TEST_MS);
 });
 
-describe.each(postgresOnly())('migrations started together on %s', () => {
+describeOnPostgres('migrations started together on %s', () => {
   it.each([1, 2, 3])('apply each file exactly once from two pools on an empty database (round %i)', async () => {
     const empty = await createEmptyPostgresDatabase();
     const first = await openPostgres({ url: empty.url });

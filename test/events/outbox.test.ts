@@ -1,4 +1,4 @@
-// The event outbox (API.md §7, ARCHITECTURE rules 2 and 9): emit writes in the caller's transaction, a
+// The event outbox (docs/api-reference.md#event-types, docs/architecture.md, rules 2 and 9): emit writes in the caller's transaction, a
 // rollback leaves nothing, and listeners are woken only after a commit.
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import type { Database, Queryable } from '../../src/db/database.ts';
 import * as events from '../../src/events/service.ts';
 import { EVENTS_CHANNEL, type EventOwner, type EventRow } from '../../src/events/service.ts';
 import { createMerchant } from '../../src/merchants/service.ts';
-import { createTestDatabase, databaseKinds, postgresOnly, type TestDatabase } from '../helpers/databases.ts';
+import { createTestDatabase, databaseKinds, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
 
 const T0 = new Date('2026-11-22T16:00:00.000Z');
 const BARRIER_CHANNEL = 'mps_test_outbox_barrier';
@@ -191,7 +191,7 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
 
 // On PGlite the notifier cannot send while a transaction holds the one connection, so "not before the
 // commit" can only be observed on PostgreSQL.
-describe.each(postgresOnly())('event outbox wake-ups on %s', (kind) => {
+describeOnPostgres('event outbox wake-ups on %s', (kind) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(kind);

@@ -1,8 +1,8 @@
 // Each test file gets its own database: a clone of the migrated template on PostgreSQL, or a fresh
-// migrated in-memory PGlite (PATTERNS.md 11).
+// migrated in-memory PGlite (docs/architecture.md, habit 11).
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { describe, inject } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPglite } from '../../src/db/pglite.ts';
@@ -17,9 +17,28 @@ export function databaseKinds(): DatabaseKind[] {
   return inject('postgresTemplate') ? ['pglite', 'postgres'] : ['pglite'];
 }
 
-/** Only PostgreSQL, for tests that prove something about concurrency (PGlite runs one transaction at a time). */
-export function postgresOnly(): DatabaseKind[] {
-  return inject('postgresTemplate') ? ['postgres'] : [];
+/** True when this run has a PostgreSQL server (TEST_DATABASE_URL). */
+export function hasPostgres(): boolean {
+  return inject('postgresTemplate') !== '';
+}
+
+/**
+ * A suite that proves something only PostgreSQL can (races, several pools, a dropped connection: PGlite
+ * runs one transaction at a time in one process). Without TEST_DATABASE_URL its tests are still collected
+ * and reported as skipped, so the run says what it did not test instead of finding no suite in the file.
+ * `%s` in the name reads "postgres", as in the `describe.each(databaseKinds())` suites.
+ */
+export function describeOnPostgres(name: string, suite: (kind: 'postgres') => void): void;
+export function describeOnPostgres(name: string, options: { timeout?: number }, suite: (kind: 'postgres') => void): void;
+export function describeOnPostgres(
+  name: string,
+  optionsOrSuite: { timeout?: number } | ((kind: 'postgres') => void),
+  maybeSuite?: (kind: 'postgres') => void,
+): void {
+  const suite = typeof optionsOrSuite === 'function' ? optionsOrSuite : maybeSuite!;
+  const options = typeof optionsOrSuite === 'function' ? {} : optionsOrSuite;
+  const title = name.replace('%s', 'postgres');
+  (hasPostgres() ? describe : describe.skip)(title, options, () => suite('postgres'));
 }
 
 export interface TestDatabase {

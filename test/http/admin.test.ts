@@ -1,4 +1,4 @@
-// The operator API under /admin/v1 (API.md §8), every route of src/merchants/admin-routes.ts, through HTTP
+// The operator API under /admin/v1 (docs/api-reference.md#operator-api), every route of src/merchants/admin-routes.ts, through HTTP
 // against the real app: partners, merchants, keys (SHA-256 at rest, shown once), suspension, the ACH module
 // and the ledger check.
 import { createHash } from 'node:crypto';

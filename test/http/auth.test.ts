@@ -1,13 +1,13 @@
-// Authentication and key-level permissions (API.md §1, §2, §8), through HTTP against the real app: API keys,
+// Authentication and key-level permissions (docs/api-reference.md#authentication, docs/api-reference.md#errors, docs/api-reference.md#operator-api), through HTTP against the real app: API keys,
 // master keys, suspension, the ACH module, the operator token, key use tracking, and revocation seen by a
 // second instance on the same PostgreSQL database.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
-import { databaseKinds, postgresOnly } from '../helpers/databases.ts';
+import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 
-/** API.md §2: revocation and suspension take effect within 5 s; the poll allows a little over that. */
+/** docs/api-reference.md#authentication: revocation and suspension take effect within 5 s; the poll allows a little over that. */
 const PROPAGATION_LIMIT_MS = 5_500;
 
 /** Repeats `probe` until `done` accepts its answer or `limitMs` passes; returns the last answer. */
@@ -341,7 +341,7 @@ describe.each(databaseKinds())('authentication on %s', (kind) => {
   });
 });
 
-describe.each(postgresOnly())('two instances on one %s database', (kind) => {
+describeOnPostgres('two instances on one %s database', (kind) => {
   let first: TestApp;
   let second: TestApp;
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-// The error model of API.md §1 through the real app on both databases: every error body is exactly
+// The error model of docs/api-reference.md#errors through the real app on both databases: every error body is exactly
 // { type, code, message } (+ errors on 422) with X-Request-Id, 422s list every failing field at once with
 // the contract's field codes, bodies are never coerced, and the checks run in the contract's order.
 import fs from 'node:fs';
@@ -19,45 +19,56 @@ import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 
 // ---------------------------------------------------------------------------------------------------
-// API.md §1, read from the contract itself (the repository is /work/main, the contract /work/shared).
+// The error codes table of the project's own reference, docs/api-reference.md ("Error codes"), read
+// from inside the repository.
 
-const API_MD_URL = new URL('../../../shared/API.md', import.meta.url);
+const REFERENCE_URL = new URL('../../docs/api-reference.md', import.meta.url);
 const ERRORS_TS_URL = new URL('../../src/http/errors.ts', import.meta.url);
+const ERROR_CODES_HEADING = /^#{2,3} Error codes[ \t]*$/m;
+const ERROR_CODES_HEADER = ['HTTP status', 'type', 'code', 'when'];
 
 interface ContractError {
   status: number;
   type: string;
 }
 
+/** The "Error codes" section of the reference: from its heading to the next heading of the same or a higher level. */
 function readErrorSection(): string {
-  const path = fileURLToPath(API_MD_URL);
-  if (!fs.existsSync(path)) throw new Error(`API.md not found at ${path} (expected the contract in /work/shared next to the repository)`);
+  const path = fileURLToPath(REFERENCE_URL);
+  if (!fs.existsSync(path)) throw new Error(`the API reference is missing at ${path}`);
   const text = fs.readFileSync(path, 'utf8');
-  const start = text.indexOf('## 1. Errors');
-  if (start < 0) throw new Error('API.md has no "## 1. Errors" section');
-  const end = text.indexOf('\n## ', start + 1);
-  return text.slice(start, end < 0 ? undefined : end);
+  const heading = ERROR_CODES_HEADING.exec(text);
+  if (!heading) throw new Error('docs/api-reference.md has no "Error codes" heading');
+  const level = heading[0].indexOf(' ');
+  const rest = text.slice(heading.index + heading[0].length);
+  const next = new RegExp(`^#{1,${level}} `, 'm').exec(rest);
+  return heading[0] + (next ? rest.slice(0, next.index) : rest);
 }
 
 /**
- * The rows of the §1 table: the `code` column (codes separated by `/`), plus codes the `when` column names
- * outside backticks (`MASTER_KEY_REQUIRED … (or the reverse: MERCHANT_KEY_REQUIRED)`), each with the row's
- * status and type. Codes listed twice are kept twice, so a duplicate shows up.
+ * The rows of the one markdown table of the section, whose header must be exactly
+ * | HTTP status | type | code | when |: one code per row (in backticks or bare), with its status and type.
+ * Codes listed twice are kept twice, so a duplicate shows up.
  */
 function parseErrorTable(section: string): Array<{ code: string } & ContractError> {
-  const rows: Array<{ code: string } & ContractError> = [];
-  for (const line of section.split('\n')) {
-    const cells = line.split('|').map((cell) => cell.trim());
-    // ['', status, type, code, when, '']
-    if (cells.length < 5 || !/^\d{3}$/.test(cells[1] ?? '')) continue;
-    const status = Number(cells[1]);
-    const type = cells[2]!;
-    const codes = cells[3]!.split('/').map((code) => code.trim()).filter(Boolean);
-    const whenOutsideBackticks = (cells[4] ?? '').replace(/`[^`]*`/g, '');
-    for (const code of whenOutsideBackticks.match(/\b[A-Z]+(?:_[A-Z]+)+\b/g) ?? []) codes.push(code);
-    for (const code of codes) rows.push({ code, status, type });
+  const cellsOf = (line: string) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((cell) => cell.trim());
+  const lines = section.split('\n').filter((line) => line.trim().startsWith('|'));
+  if (lines.length < 3) throw new Error('the "Error codes" section has no table');
+  if (cellsOf(lines[0]!).join(' | ') !== ERROR_CODES_HEADER.join(' | ')) {
+    throw new Error(`the error codes table's header must be | ${ERROR_CODES_HEADER.join(' | ')} |, not ${lines[0]}`);
   }
-  return rows;
+  if (!cellsOf(lines[1]!).every((cell) => /^:?-{3,}:?$/.test(cell))) throw new Error(`the error codes table's second row must separate: ${lines[1]}`);
+  return lines.slice(2).map((line) => {
+    const cells = cellsOf(line);
+    if (cells.length !== ERROR_CODES_HEADER.length) throw new Error(`error codes table row without ${ERROR_CODES_HEADER.length} cells: ${line}`);
+    const [status, type, code, when] = cells as [string, string, string, string];
+    if (!/^\d{3}$/.test(status)) throw new Error(`error codes table row with status ${JSON.stringify(status)}: ${line}`);
+    const bare = code.replace(/^`(.*)`$/, '$1');
+    if (!/^[A-Z][A-Z0-9_]*$/.test(bare)) throw new Error(`error codes table row with code ${JSON.stringify(code)} (one code per row): ${line}`);
+    if (!/^[a-z_]+$/.test(type)) throw new Error(`error codes table row with type ${JSON.stringify(type)}: ${line}`);
+    if (when === '') throw new Error(`error codes table row that does not say when: ${line}`);
+    return { code: bare, status: Number(status), type };
+  });
 }
 
 const ERROR_SECTION = readErrorSection();
@@ -67,10 +78,10 @@ const CONTRACT_ERRORS = new Map<string, ContractError>(CONTRACT_ERROR_ROWS.map((
 // ---------------------------------------------------------------------------------------------------
 // Assertions on responses.
 
-/** The response is the error `code` of API.md §1: its status and type, exactly the contract's keys, X-Request-Id. */
+/** The response is the error `code` of docs/api-reference.md#error-codes: its status and type, exactly the contract's keys, X-Request-Id. */
 function expectApiError(response: TestResponse, code: string): void {
   const contract = CONTRACT_ERRORS.get(code);
-  if (!contract) throw new Error(`${code} is not an error code of API.md §1`);
+  if (!contract) throw new Error(`${code} is not an error code of docs/api-reference.md#error-codes`);
   expect(response.status, `${code}: ${response.text}`).toBe(contract.status);
   expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
   expect(response.headers.get('x-request-id') ?? '').not.toBe('');
@@ -136,23 +147,23 @@ const probeRoutes: FastifyPluginAsync<AppContext> = async (instance) => {
 
 // ---------------------------------------------------------------------------------------------------
 
-describe('the error catalogue (src/http/errors.ts) matches API.md §1', () => {
-  it('finds the contract in ../shared/API.md beside the repository', () => {
+describe('the error catalogue (src/http/errors.ts) matches docs/api-reference.md "Error codes"', () => {
+  it('finds the error codes table in docs/api-reference.md inside the repository', () => {
     expect(CONTRACT_ERROR_ROWS.length).toBeGreaterThanOrEqual(20);
   });
 
-  it('has every code of the API.md table with the same status and type', () => {
+  it('has every documented code in ERROR_CATALOGUE with the same status and type', () => {
     for (const { code, status, type } of CONTRACT_ERROR_ROWS) {
       const entry = (ERROR_CATALOGUE as Record<string, { status: number; type: string; message: string }>)[code];
-      expect(entry, `${code} of API.md §1 is missing from ERROR_CATALOGUE`).toBeDefined();
+      expect(entry, `${code} of docs/api-reference.md is missing from ERROR_CATALOGUE`).toBeDefined();
       expect({ code, status: entry!.status, type: entry!.type }).toEqual({ code, status, type });
       expect(entry!.message.trim().length, `${code} has a message`).toBeGreaterThan(0);
     }
   });
 
-  it('lists each code once, in API.md and in errors.ts', () => {
-    const contractCodes = CONTRACT_ERROR_ROWS.map((row) => row.code);
-    expect(contractCodes.filter((code, index) => contractCodes.indexOf(code) !== index), 'codes listed twice in API.md §1').toEqual([]);
+  it('lists each code once, in docs/api-reference.md and in errors.ts', () => {
+    const documentedCodes = CONTRACT_ERROR_ROWS.map((row) => row.code);
+    expect(documentedCodes.filter((code, index) => documentedCodes.indexOf(code) !== index), 'codes listed twice in docs/api-reference.md').toEqual([]);
     // An object literal silently keeps the last of two equal keys, so read the source.
     const source = fs.readFileSync(fileURLToPath(ERRORS_TS_URL), 'utf8');
     const catalogueBlock = source.slice(source.indexOf('ERROR_CATALOGUE = {'), source.indexOf('} as const'));
@@ -161,9 +172,9 @@ describe('the error catalogue (src/http/errors.ts) matches API.md §1', () => {
     expect([...sourceCodes].sort()).toEqual(Object.keys(ERROR_CATALOGUE).sort());
   });
 
-  it('has no code that API.md does not define', () => {
+  it('has no code that docs/api-reference.md does not document', () => {
     const undocumented = Object.keys(ERROR_CATALOGUE).filter((code) => !CONTRACT_ERRORS.has(code));
-    expect(undocumented, 'catalogue codes absent from API.md §1').toEqual([]);
+    expect(undocumented, 'catalogue codes absent from the error codes table of docs/api-reference.md').toEqual([]);
   });
 });
 
@@ -469,7 +480,7 @@ describe.each(databaseKinds())('errors on %s', (kind) => {
     });
   });
 
-  describe('amounts (API.md conventions; the fixture takes 0.10 to 20000.00)', () => {
+  describe('amounts (docs/api-reference.md#money; the fixture takes 0.10 to 20000.00)', () => {
     const credit = async (amount: unknown) => {
       const response = await postMovement({ body: { business_code: merchant.businessCode, amount } });
       return response;
@@ -543,7 +554,7 @@ describe.each(databaseKinds())('errors on %s', (kind) => {
     });
   });
 
-  describe('order of checks (API.md §1)', () => {
+  describe('order of checks (docs/api-reference.md#order-of-checks)', () => {
     it('answers 401 before 415, 413, 400 and 422', async () => {
       expectApiError(await postMovement({ apiKey: null, rawBody: 'hello', headers: { 'content-type': 'text/plain' } }), 'API_KEY_MISSING');
       expectApiError(await postMovement({ apiKey: null, rawBody: '{"amount": ' }), 'API_KEY_MISSING');

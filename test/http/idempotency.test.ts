@@ -1,4 +1,4 @@
-// Idempotency-Key on money writes (API.md §4.1), through HTTP on the production hooks, with the fixture
+// Idempotency-Key on money writes (docs/api-reference.md#idempotency), through HTTP on the production hooks, with the fixture
 // route POST /test/movements (a ledger credit or debit plus its event inside runIdempotent).
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
@@ -13,14 +13,14 @@ import { fingerprint, IDEMPOTENCY_RETENTION_MS, purgeExpiredOutcomes, runIdempot
 import * as ledger from '../../src/ledger/service.ts';
 import { parseAmount } from '../../src/money.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
-import { databaseKinds, postgresOnly } from '../helpers/databases.ts';
+import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { fixtureRoutes, MovementBody } from '../helpers/fixture-routes.ts';
 
 type Merchant = { businessCode: number; apiKey: string };
 
 /**
  * A second idempotent route, the same credit under another route name: the same key used on two routes
- * must be two requests (API.md §4.1: keys are scoped per route).
+ * must be two requests (docs/api-reference.md#idempotency: keys are scoped per route).
  */
 const otherIdempotentRoute: FastifyPluginAsync<AppContext> = async (app, { db, clock }) => {
   app.post('/test/other-movements', {
@@ -488,7 +488,7 @@ async function waitUntil(condition: () => Promise<boolean>, what: string, timeou
 
 // PGlite runs one transaction at a time, so there a second request simply waits for the first: only
 // PostgreSQL can show the in-flight conflict and the race between instances.
-describe.each(postgresOnly())('concurrent requests with one Idempotency-Key on %s', (kind) => {
+describeOnPostgres('concurrent requests with one Idempotency-Key on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ kind, plugins: [fixtureRoutes] });

@@ -1,4 +1,4 @@
-// Operations endpoints of API.md §9 through the real app on both databases: liveness, readiness,
+// Operations endpoints of docs/api-reference.md#operations through the real app on both databases: liveness, readiness,
 // Prometheus metrics labelled by route pattern, the OpenAPI 3.1 document (validated against the official
 // schema by @seriousme/openapi-schema-validator) and the rendered reference at /docs.
 import { Validator } from '@seriousme/openapi-schema-validator';

@@ -1,4 +1,4 @@
-// Rate limiting per API key and request ids (API.md §1, §9), through HTTP against the real app.
+// Rate limiting per API key and request ids (docs/api-reference.md#request-ids, docs/api-reference.md#rate-limits), through HTTP against the real app.
 // RATE_LIMIT '2/s,3': a bucket of 3 tokens per key, refilled at 2 tokens a second.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

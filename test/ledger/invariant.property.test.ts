@@ -1,5 +1,5 @@
 // Property (issue "Balance and movements"): for any sequence of QR payments, transfers, rail outcomes and
-// cancels, driven through the HTTP API, the balance is what an independent model of API.md §4.2 and §6
+// cancels, driven through the HTTP API, the balance is what an independent model of docs/api-reference.md#transfer-lifecycle and docs/api-reference.md#balance-invariant
 // says after every step, never negative, and the operator's ledger check finds nothing wrong.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
@@ -24,7 +24,7 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
   fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }),
 );
 
-/** What §4.2 says an advance of a transfer in `status` ends in; null: refused. */
+/** What docs/api-reference.md#sandbox-transfer-helper says an advance of a transfer in `status` ends in; null: refused. */
 function advancedStatus(transfer: ModelTransfer, to: 'IN_TRANSIT' | 'COMPLETED' | 'FAILED'): TransferStatus | null {
   const open = transfer.status === 'PENDING' || transfer.status === 'IN_TRANSIT';
   if (!open) return null;

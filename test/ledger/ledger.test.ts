@@ -1,4 +1,4 @@
-// The ledger core on a real database (ARCHITECTURE "Rules that keep money right", API.md §6 invariant):
+// The ledger core on a real database (docs/architecture.md#money-rules, docs/api-reference.md#balance-invariant):
 // credit, debit and settle inside the caller's transaction, the CHECK behind them, and checkInvariant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Transaction } from '../../src/db/database.ts';
@@ -8,7 +8,7 @@ import { ApiError } from '../../src/http/errors.ts';
 import * as ledger from '../../src/ledger/service.ts';
 import { LedgerError, type MovementRow, type MovementStatus } from '../../src/ledger/service.ts';
 import { createMerchant } from '../../src/merchants/service.ts';
-import { createTestDatabase, databaseKinds, postgresOnly, type TestDatabase } from '../helpers/databases.ts';
+import { createTestDatabase, databaseKinds, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
 
 const T0 = new Date('2026-11-22T16:00:00.000Z');
 const T1 = new Date('2026-11-22T16:05:00.000Z');
@@ -247,8 +247,8 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
     expect(await room.balance(merchant)).toEqual({ available: 700, pendingOut: 300 });
   });
 
-  // API.md §4.2: PENDING → IN_TRANSIT → COMPLETED; PENDING or IN_TRANSIT → FAILED; only PENDING → CANCELED
-  // ("Only a PENDING transfer can be canceled"). The movement's status mirrors the transfer's (§6).
+  // docs/api-reference.md#transfer-lifecycle: PENDING → IN_TRANSIT → COMPLETED; PENDING or IN_TRANSIT → FAILED; only PENDING → CANCELED
+  // ("Only a PENDING transfer can be canceled"). The movement's status mirrors the transfer's (docs/api-reference.md#movements).
   it('an IN_TRANSIT movement cannot be CANCELED (only a PENDING transfer can be canceled)', async () => {
     const merchant = await room.newMerchant();
     await room.credit(merchant, 1_000);
@@ -392,7 +392,7 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
   });
 });
 
-describe.each(postgresOnly())('ledger under concurrency on %s', (kind) => {
+describeOnPostgres('ledger under concurrency on %s', (kind) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(kind);

@@ -1,4 +1,4 @@
-// GET /api/v2/balance/movements (API.md §6): page arithmetic, ordering, filters, stable paging, 422s, tenancy.
+// GET /api/v2/balance/movements (docs/api-reference.md#movements): page arithmetic, ordering, filters, stable paging, 422s, tenancy.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

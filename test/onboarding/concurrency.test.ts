@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEventsOfOwner } from '../../src/events/service.ts';
 import * as onboarding from '../../src/onboarding/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { postgresOnly } from '../helpers/databases.ts';
+import { describeOnPostgres } from '../helpers/databases.ts';
 import { FlowBrowser, newIntent, tokenOf, VALID_FORM, type Partner } from './helpers.ts';
 
-describe.each(postgresOnly())('onboarding races on %s', (kind) => {
+describeOnPostgres('onboarding races on %s', (kind) => {
   let t: TestApp;
   let free: TestApp;
   let partner: Partner;

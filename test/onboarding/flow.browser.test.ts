@@ -1,29 +1,19 @@
 // The hosted onboarding flow in headless Chromium (Debian's /usr/bin/chromium; never downloaded): fill the
-// form, pay the activation fee, get the key once, follow success_url; cancel; expiry. Screenshots of the
-// PGlite run go to docs/screenshots/onboarding-*.png.
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+// form, pay the activation fee, get the key once, follow success_url; cancel; expiry. Every step is
+// screenshotted; with UPDATE_SCREENSHOTS=1 the PGlite run writes them to docs/screenshots/onboarding-*.png.
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as onboarding from '../../src/onboarding/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { launchChromium, screenshot as takeScreenshot } from '../helpers/browser.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { newIntent, tokenOf, VALID_FORM, type Partner } from './helpers.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const SCREENSHOTS = path.resolve('docs/screenshots');
 
 describe.each(databaseKinds())('hosted onboarding flow in Chromium on %s', (kind) => {
   let t: TestApp;
   let partner: Partner;
   let browser: Browser;
-  const screenshot = async (page: Page, name: string) => {
-    if (kind !== 'pglite') return;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SCREENSHOTS, `onboarding-${name}.png`), fullPage: true });
-  };
+  const screenshot = (page: Page, name: string) => takeScreenshot(page, kind, `onboarding-${name}`);
   const open = async (url: string) => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
     const page = await context.newPage();
@@ -44,7 +34,7 @@ describe.each(databaseKinds())('hosted onboarding flow in Chromium on %s', (kind
   beforeAll(async () => {
     t = await startTestApp({ kind });
     partner = await t.createPartner('Partner A');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

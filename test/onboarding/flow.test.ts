@@ -1,4 +1,4 @@
-// The hosted onboarding flow over HTTP (API.md §5.3): the form with server-side validation and CSRF, the
+// The hosted onboarding flow over HTTP (docs/api-reference.md#hosted-onboarding-flow): the form with server-side validation and CSRF, the
 // activation payment through the QR purpose hook, the fee-0 path, the done page's key shown once, cancel,
 // the 410s, and the partner's events carrying the metadata.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

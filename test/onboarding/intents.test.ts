@@ -1,4 +1,4 @@
-// The partner API of onboarding intents (API.md §5.1–5.2), the expiry sweep and the partner's events.
+// The partner API of onboarding intents (docs/api-reference.md#create-an-intent, docs/api-reference.md#read-an-intent), the expiry sweep and the partner's events.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEventsOfOwner } from '../../src/events/service.ts';

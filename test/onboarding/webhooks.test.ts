@@ -1,4 +1,4 @@
-// Partner webhooks of onboarding (API.md §5.3, §7): a partner endpoint registered with the master key
+// Partner webhooks of onboarding (docs/api-reference.md#onboarding-events): a partner endpoint registered with the master key
 // receives onboarding_intent.completed, .cancelled and .expired, signed, each carrying the metadata unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepExpiredIntents } from '../../src/onboarding/service.ts';

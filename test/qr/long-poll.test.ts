@@ -3,7 +3,7 @@ import { WorkerRunner } from '../../src/workers/runner.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
 import * as events from '../../src/events/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { databaseKinds, postgresOnly } from '../helpers/databases.ts';
+import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -96,7 +96,7 @@ describe.each(databaseKinds())('simple QR long poll on %s', (kind) => {
   });
 });
 
-describe.each(postgresOnly())('simple QR long poll across instances on %s', (kind) => {
+describeOnPostgres('simple QR long poll across instances on %s', (kind) => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {

@@ -3,31 +3,20 @@
 // screenshotted; with UPDATE_SCREENSHOTS=1 the PGlite run writes them to docs/screenshots/ for the docs
 // (tokens are random, so writing them on every run would dirty the tree):
 //   UPDATE_SCREENSHOTS=1 npx vitest run test/qr/pay-page.browser.test.ts
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { launchChromium, screenshot as takeScreenshot } from '../helpers/browser.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const SCREENSHOTS = path.resolve('docs/screenshots');
 const tokenOf = (qr: { qr_url: string }) => qr.qr_url.split('/pay/')[1]!;
 
 describe.each(databaseKinds())('hosted pay page in Chromium on %s', (kind) => {
   let t: TestApp;
   let merchant: Merchant;
   let browser: Browser;
-  const screenshot = async (page: Page, name: string) => {
-    const image = await page.screenshot({ fullPage: true });
-    expect(image.length).toBeGreaterThan(1000);
-    if (kind !== 'pglite' || process.env.UPDATE_SCREENSHOTS !== '1') return;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    writeFileSync(path.join(SCREENSHOTS, `${name}.png`), image);
-  };
+  const screenshot = (page: Page, name: string) => takeScreenshot(page, kind, name);
   const open = async (url: string) => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
     const page = await context.newPage();
@@ -41,7 +30,7 @@ describe.each(databaseKinds())('hosted pay page in Chromium on %s', (kind) => {
   beforeAll(async () => {
     t = await startTestApp({ kind });
     merchant = await t.createMerchant({ name: 'Café Pérez' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

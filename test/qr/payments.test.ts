@@ -3,7 +3,7 @@ import * as events from '../../src/events/service.ts';
 import { createQrWithPurpose, type QrRow } from '../../src/qr/service.ts';
 import { registerPaymentPurpose } from '../../src/qr/purposes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { databaseKinds, postgresOnly } from '../helpers/databases.ts';
+import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
 
 async function balanceOf(t: TestApp, merchant: Merchant): Promise<number> {
@@ -147,7 +147,7 @@ describe.each(databaseKinds())('simple QR payments on %s', (kind) => {
   });
 });
 
-describe.each(postgresOnly())('simple QR payment race on %s', (kind) => {
+describeOnPostgres('simple QR payment race on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ kind });

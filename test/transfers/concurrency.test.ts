@@ -6,13 +6,11 @@ import * as events from '../../src/events/service.ts';
 import * as ledger from '../../src/ledger/service.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { postgresOnly } from '../helpers/databases.ts';
+import { describeOnPostgres } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { balanceOf, fundedMerchant, postTransfer, transferBody } from './helpers.ts';
 
-const kinds = postgresOnly();
-
-describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres' as const])('transfer races on %s', (kind) => {
+describeOnPostgres('transfer races on %s', (kind) => {
   let first: TestApp;
   let second: TestApp;
   beforeAll(async () => {
@@ -140,7 +138,7 @@ describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres' as c
   });
 });
 
-describe.skipIf(kinds.length === 0).each(kinds.length ? kinds : ['postgres' as const])('the sandbox rail worker in two processes on %s', (kind) => {
+describeOnPostgres('the sandbox rail worker in two processes on %s', (kind) => {
   it('moves each due transfer exactly once, whichever process claims it', async () => {
     const first = await startTestApp({ kind, plugins: [fixtureRoutes], env: { SANDBOX_SETTLEMENT: '1s,1s' } });
     const second = await startTestApp({ kind, plugins: [fixtureRoutes], env: { SANDBOX_SETTLEMENT: '1s,1s' }, database: first.database, separatePool: true, clock: first.clock });

@@ -15,7 +15,7 @@ const set = (path: string, value: unknown): Mutation => (body) => {
   else target[keys.at(-1)!] = value;
 };
 
-/** API.md §4.1 field by field: [what is wrong, mutation, field, code]. */
+/** docs/api-reference.md#create-a-transfer field by field: [what is wrong, mutation, field, code]. */
 const MATRIX: Array<[string, Mutation, string, string]> = [
   ['business_code missing', set('business_code', undefined), 'business_code', 'required'],
   ['business_code as a string', set('business_code', '1001'), 'business_code', 'invalid_type'],

@@ -1,4 +1,4 @@
-// loadConfig(env, cwd): the defaults of API.md §10, every wrong value refused with one line naming its
+// loadConfig(env, cwd): the defaults of docs/api-reference.md#configuration, every wrong value refused with one line naming its
 // variable, and the real entry point exiting with code 2 on a wrong value.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,7 +26,7 @@ function names(line: string, variable: string): boolean {
   return new RegExp(`(^|[^A-Z_])${variable}([^A-Z_]|$)`).test(line);
 }
 
-describe('loadConfig defaults (API.md §10)', () => {
+describe('loadConfig defaults (docs/api-reference.md#configuration)', () => {
   const config = loadConfig({}, '/srv/mps');
 
   it('listens on 127.0.0.1:3000', () => {

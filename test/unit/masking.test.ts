@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { maskAccountNumber } from '../../src/masking.ts';
 
-describe('maskAccountNumber (API.md §4.1)', () => {
+describe('maskAccountNumber (docs/api-reference.md#account-number-masking)', () => {
   it.each([
     ['1234-5678-90', '**********90'],
     ['20150123456789', '**********6789'],

@@ -1,4 +1,4 @@
-// Money at the edge (API.md conventions, ARCHITECTURE rule 1): amounts parse into integer centavos and
+// Money at the edge (docs/api-reference.md#money, docs/architecture.md, rule 1): amounts parse into integer centavos and
 // format back without floating-point drift.
 import { describe, expect, it } from 'vitest';
 import { centavosToAmount, formatCentavos, parseAmount } from '../../src/money.ts';

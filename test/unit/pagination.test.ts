@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pageMeta, pageOffset, pageRequest } from '../../src/http/pagination.ts';
 
-describe('page arithmetic (API.md §6)', () => {
+describe('page arithmetic (docs/api-reference.md#pagination)', () => {
   it.each([
     [0, 15, 1], [1, 15, 1], [15, 15, 1], [16, 15, 2], [30, 15, 2], [31, 15, 3], [96, 15, 7], [100, 100, 1], [101, 100, 2],
   ])('%i items at %i per page → last_page %i', (total, perPage, lastPage) => {

@@ -1,4 +1,4 @@
-// Durations of API.md §10 and wall-clock times in the service time zone (America/La_Paz, UTC-4 all year).
+// Durations of docs/api-reference.md#configuration and wall-clock times in the service time zone (America/La_Paz, UTC-4 all year).
 import { describe, expect, it } from 'vitest';
 import { formatWallClock, isKnownTimeZone, parseDuration, parseWallClock } from '../../src/time.ts';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { postgresOnly } from '../helpers/databases.ts';
+import { describeOnPostgres } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { commitPayment, createEndpoint, startReceiver, webhookJobs, type Receiver } from './harness.ts';
 
-describe.each(postgresOnly())('many webhook workers on %s', (kind) => {
+describeOnPostgres('many webhook workers on %s', (kind) => {
   let first: TestApp;
   let second: TestApp;
   let receiver: Receiver;

@@ -1,6 +1,6 @@
 -- 001: partners, merchants and API keys; the ledger (balances, movements, counters); the event outbox;
 -- stored idempotency outcomes; and the platform's own merchant account that collects activation fees.
--- Money is bigint centavos; enumerations are text with named CHECKs (PATTERNS.md 10).
+-- Money is bigint centavos; enumerations are text with named CHECKs (docs/architecture.md, habit 10).
 
 create table partners (
   id bigint generated always as identity primary key,
@@ -101,7 +101,7 @@ create table events (
 create index events_by_owner on events (owner_kind, owner_id, created_at desc, sequence desc);
 create index events_unpublished on events (sequence) where published_at is null;
 
--- Stored outcomes of writes sent with an Idempotency-Key (API.md §4.1), per caller and route.
+-- Stored outcomes of writes sent with an Idempotency-Key (docs/api-reference.md#idempotency), per caller and route.
 create table idempotency_keys (
   caller text not null,
   route text not null,

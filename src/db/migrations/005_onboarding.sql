@@ -1,4 +1,4 @@
--- 005: partner onboarding intents (API.md §5) with the registration they collect, and the merchant profile and payout account an intent creates.
+-- 005: partner onboarding intents (docs/api-reference.md#onboarding) with the registration they collect, and the merchant profile and payout account an intent creates.
 
 create table onboarding_intents (
   code text primary key constraint onboarding_intents_code_format check (code ~ '^onb_[0-9A-Za-z]{22}$'),

@@ -1,4 +1,4 @@
-// The flow cookie of the hosted onboarding flow (API.md §5.3) and the CSRF token derived from it. The cookie
+// The flow cookie of the hosted onboarding flow (docs/api-reference.md#hosted-onboarding-flow) and the CSRF token derived from it. The cookie
 // holds a random per-flow secret (HttpOnly, SameSite=Lax, scoped to the flow's path); every form carries
 // HMAC(secret, token) in a hidden field, checked on every POST (a cross-site page can neither read the
 // cookie nor compute the field). The same secret binds the submitting browser to the intent for the done page.

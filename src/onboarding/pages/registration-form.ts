@@ -1,4 +1,4 @@
-// Server-side validation of the registration form (API.md §5.3): each field's rule and a clear message,
+// Server-side validation of the registration form (docs/api-reference.md#hosted-onboarding-flow): each field's rule and a clear message,
 // the values kept for re-display. The payout bank must be one of the transfers module's banks.
 import type { BankConfig } from '../../config.ts';
 import { DEFAULT_CITY } from '../../merchants/service.ts';

@@ -1,4 +1,4 @@
-// Routes of the hosted onboarding flow (API.md §5.3), no API key: the token in the URL finds the intent,
+// Routes of the hosted onboarding flow (docs/api-reference.md#hosted-onboarding-flow), no API key: the token in the URL finds the intent,
 // the flow cookie carries the CSRF secret and binds the submitting browser. Every URL of a closed intent
 // answers 410; an unknown token 404. Post/redirect/get after every successful POST.
 import { Type } from '@sinclair/typebox';

@@ -1,4 +1,4 @@
-// Templates of the hosted onboarding flow (API.md §5.3): registration form, activation payment, done page
+// Templates of the hosted onboarding flow (docs/api-reference.md#hosted-onboarding-flow): registration form, activation payment, done page
 // with the first API key, and the 404 / 410 pages. Mobile-first, a label on every input, every piece of
 // data through escapeHtml; the shell, styles and CSP nonce are the hosted pay page's (qr/pages/html.ts).
 import type { BankConfig } from '../../config.ts';

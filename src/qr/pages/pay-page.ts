@@ -1,4 +1,4 @@
-// The hosted payment page (API.md §3.6): merchant, description, amount, QR image, live status without
+// The hosted payment page (docs/api-reference.md#hosted-payment-page): merchant, description, amount, QR image, live status without
 // reload, a receipt once paid, clear pages for canceled and expired QRs, and in sandbox mode a
 // "Simulate payment" form. Server-rendered; a tiny script long-polls the public status endpoint.
 import { formatCentavos } from '../../money.ts';

@@ -1,0 +1,136 @@
+// Starting and stopping the whole service (main.ts, and the tests that start it as users do). The HTTP
+// server listens at once, whether or not the database answers: /healthz says the process is up, /readyz
+// and every other route answer 503 with Retry-After until the migrations have run, which wait for the
+// database as long as it takes. A 10 s database outage at start is then a 10 s outage, not a crashed
+// process waiting for its supervisor (or, without one, a permanent outage).
+import type { FastifyBaseLogger } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import { isDatabaseUnavailable, type Database } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { openDatabase } from './db/open.ts';
+import { buildApp, type App } from './http/app.ts';
+import { describeError, logBackgroundError } from './http/logging.ts';
+import { createMetricsRegistry } from './http/metrics.ts';
+import { createSandboxAccountsIfEmpty, type SandboxCredentials } from './merchants/sandbox-setup.ts';
+import { systemClock, type Clock } from './time.ts';
+import { backgroundJobs } from './workers/jobs.ts';
+import { WorkerRunner } from './workers/runner.ts';
+
+/** Whether the database is migrated and the service may serve requests that need it. */
+export class StartupGate {
+  private open = false;
+  get isOpen(): boolean {
+    return this.open;
+  }
+  markOpen(): void {
+    this.open = true;
+  }
+}
+
+export interface RunningService {
+  config: Config;
+  db: Database;
+  /** The HTTP app, listening; null with ROLE=worker. */
+  app: App | null;
+  /**
+   * Resolves once the database is migrated, the first-run sandbox accounts exist and the workers run:
+   * with the sandbox credentials when this start created them, else null. Rejects only on an error that
+   * waiting cannot cure (a migration that fails on a reachable database).
+   */
+  ready: Promise<SandboxCredentials | null>;
+  /** Stops accepting, finishes in-flight requests and worker batches, closes the database. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  log: FastifyBaseLogger;
+  clock?: Clock;
+  /** Longest pause between two attempts to reach the database at start. */
+  maxRetryDelayMs?: number;
+}
+
+/** Opens the database, listens, and brings the service up as soon as the database answers. */
+export async function startService(config: Config, options: StartOptions): Promise<RunningService> {
+  const { log } = options;
+  const onBackgroundError = (error: unknown, context: string) => logBackgroundError(log, error, context);
+  // Opening connects nothing for PostgreSQL (the pool connects on first use); PGlite opens its files.
+  const db = await openDatabase(config.database, { purpose: 'service', onBackgroundError });
+  const context: AppContext = { config, db, clock: options.clock ?? systemClock };
+  const gate = new StartupGate();
+  // One registry for the HTTP metrics and the workers' (webhook deliveries, outbox lag), served on /metrics.
+  const metrics: Registry = createMetricsRegistry();
+
+  let app: App | null = null;
+  if (config.role !== 'worker') {
+    app = await buildApp(context, { logger: log, metrics, startupGate: gate });
+    await app.listen({ port: config.port, host: config.host });
+  }
+
+  const stopping = new AbortController();
+  let workers: WorkerRunner | null = null;
+  const ready = (async () => {
+    const sandbox = await untilDatabaseAnswers(async () => {
+      const applied = await migrate(db);
+      if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
+      return createSandboxAccountsIfEmpty(context);
+    }, { log, signal: stopping.signal, maxDelayMs: options.maxRetryDelayMs ?? 5_000 });
+    gate.markOpen();
+    if (config.role !== 'api' && !stopping.signal.aborted) {
+      workers = new WorkerRunner(db, log, backgroundJobs(context, { metrics, onError: onBackgroundError }));
+      await workers.start();
+    }
+    return sandbox;
+  })();
+  ready.catch(() => {}); // the caller decides what a failed start means; an unobserved rejection must not end the process
+
+  return {
+    config,
+    db,
+    app,
+    ready,
+    async close() {
+      stopping.abort();
+      await ready.catch(() => {});
+      await app?.close(); // stops accepting, finishes in-flight requests
+      await (workers as WorkerRunner | null)?.stop(); // finishes the current batch of each job
+      await db.close();
+    },
+  };
+}
+
+/** The service was stopped while it still waited for its database: not a failure of the start. */
+export class StartAborted extends Error {}
+
+/**
+ * Runs `work` until it succeeds, waiting between attempts while the database is unreachable (back-off from
+ * 250 ms to `maxDelayMs`, logged at the first failure and then every 30 s). Any other error is final.
+ */
+async function untilDatabaseAnswers<T>(
+  work: () => Promise<T>,
+  options: { log: FastifyBaseLogger; signal: AbortSignal; maxDelayMs: number },
+): Promise<T> {
+  let delayMs = 250;
+  let lastLoggedMs = -Infinity;
+  for (;;) {
+    if (options.signal.aborted) throw new StartAborted('stopped before the database answered');
+    try {
+      return await work();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      if (performance.now() - lastLoggedMs >= 30_000) {
+        lastLoggedMs = performance.now();
+        options.log.warn({ error: describeError(error) }, 'waiting for the database; /readyz answers 503 until it is migrated');
+      }
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delayMs);
+      options.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
+    delayMs = Math.min(options.maxDelayMs, delayMs * 2);
+  }
+}
