@@ -149,7 +149,7 @@ export async function checkMovementsAndEvents(db: ScratchDb, codes: number[], re
  * Waits until every event of these merchants has been accepted by the receiver at least once (deduplicated
  * by webhook-id), up to `boundMs`; checks it, and the signatures, and prints the delivery delays.
  */
-export async function checkEventsDelivered(db: ScratchDb, receiver: Receiver, codes: number[], boundMs: number, report: Report, scenario: string, scope: Scope, since = Date.now()): Promise<void> {
+export async function checkEventsDelivered(db: ScratchDb, receiver: Receiver, codes: number[], boundMs: number, report: Report, scenario: string, scope: Scope, since = Date.now(), label = ''): Promise<void> {
   const started = since;
   let events: Array<{ id: string; created_ms: number }> = [];
   let missing: string[] = [];
@@ -166,7 +166,7 @@ export async function checkEventsDelivered(db: ScratchDb, receiver: Receiver, co
     return got ? [got.firstAtMs - e.created_ms] : [];
   });
   const d = summarize(delays);
-  report.figure(scenario, 'webhook delay event→receiver (ms)', `p50 ${d.p50.toFixed(0)}, p99 ${d.p99.toFixed(0)}, max ${d.max.toFixed(0)} over ${delays.length} events; ${receiver.duplicates} duplicate deliveries`);
+  report.figure(scenario, `webhook delay event→receiver (ms)${label}`, `p50 ${d.p50.toFixed(0)}, p99 ${d.p99.toFixed(0)}, max ${d.max.toFixed(0)} over ${delays.length} events; ${receiver.duplicates} duplicate deliveries`);
   let detail = `${events.length - missing.length}/${events.length} events delivered, ${(waited / 1000).toFixed(1)} s after the load ended (bound ${boundMs / 1000} s)`;
   if (missing.length) {
     const states = await db.rows<{ status: string; n: number; attempts: number }>(
@@ -174,6 +174,6 @@ export async function checkEventsDelivered(db: ScratchDb, receiver: Receiver, co
        where e.id = any($1::text[]) group by d.status`, [missing]);
     detail += `; missing ${list(missing, 3)}; their deliveries: ${JSON.stringify(states)}`;
   }
-  report.check(scenario, 'every event reached the receiver (deduplicated by webhook-id) within the bound', missing.length === 0, detail);
-  report.check(scenario, 'every accepted delivery had a valid signature', receiver.badSignatures.length === 0, list(receiver.badSignatures, 3));
+  report.check(scenario, `every event reached the receiver (deduplicated by webhook-id) within the bound${label}`, missing.length === 0, detail);
+  report.check(scenario, `every accepted delivery had a valid signature${label}`, receiver.badSignatures.length === 0, list(receiver.badSignatures, 3));
 }

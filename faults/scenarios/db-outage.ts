@@ -14,6 +14,8 @@ const HANG_BOUND_MS = 15_000;
 const RECOVERY_BOUND_MS = 15_000;
 const COLD_START_BOUND_MS = 30_000;
 const DELIVERY_BOUND_MS = 60_000;
+/** How long the database stays down after the service started without it. */
+const COLD_HOLD_MS = 5_000;
 
 /** Polls one path every 250 ms and keeps every answer. */
 function probe(baseUrl: () => string, path: string, scope: Scope): { results: Exchange[]; stop(): Promise<void> } {
@@ -138,6 +140,13 @@ export const dbOutageScenario = {
       report.check(name, 'started with the database down: /readyz 503 with Retry-After', hasRetryAfter(ready), describe(ready));
       const api = await request(cold.baseUrl, 'GET', '/api/v2/balance', { apiKey: merchants[0]!.apiKey });
       report.check(name, 'started with the database down: API 503 with Retry-After', hasRetryAfter(api), describe(api));
+      // It must also stay up while the database stays away (its start-up keeps waiting, it does not give up).
+      const hold = probe(() => cold.baseUrl, '/healthz', scope);
+      await scope.sleep(COLD_HOLD_MS);
+      await hold.stop();
+      const bad = hold.results.filter((e) => e.status !== 200);
+      report.check(name, `started with the database down: alive and /healthz 200 for ${COLD_HOLD_MS / 1000} s more`, cold.alive && bad.length === 0,
+        `${hold.results.length} probes${bad.length ? `; ${bad.slice(0, 3).map(describe).join('; ')}` : ''}`);
     }
     await cluster.start();
     const upAt = Date.now();
@@ -158,7 +167,7 @@ export const dbOutageScenario = {
       scope.defer('close harness connection', () => db2.close());
       await waitSettled(db2, codes, 30_000, scope);
       // Its workers run too: the new events reach the receiver (the listener came up after the database).
-      await checkEventsDelivered(db2, receiver, codes, 30_000, report, name, scope);
+      await checkEventsDelivered(db2, receiver, codes, 30_000, report, name, scope, Date.now(), ' (after the cold start)');
     }
     fleet.checkNoCrash(report);
   },
