@@ -72,7 +72,8 @@ async function main(): Promise<number> {
       const t0 = Date.now();
       const outcome = await runBounded(scenario.timeoutMs(), (scope) => scenario.run(ctx, scope), (line) => report.note(scenario.name, line), outer);
       const seconds = ((Date.now() - t0) / 1000).toFixed(0);
-      if (outcome.kind === 'timeout') report.check(scenario.name, `finished within its hard timeout of ${scenario.timeoutMs() / 1000} s`, false, 'timed out');
+      if (interrupted) report.check(scenario.name, 'not interrupted', false, 'interrupted by a signal: its results are incomplete');
+      else if (outcome.kind === 'timeout') report.check(scenario.name, `finished within its hard timeout of ${scenario.timeoutMs() / 1000} s`, false, 'timed out');
       else if (outcome.kind === 'error') report.check(scenario.name, 'ran to the end', false, errorText(outcome.error));
       else report.check(scenario.name, `finished within its hard timeout of ${scenario.timeoutMs() / 1000} s`, true, `${seconds} s`);
       // A planned outage may have left the server stopped; the next scenario needs it.
