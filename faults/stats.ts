@@ -53,3 +53,18 @@ export class RssSampler {
 }
 
 export const mib = (kib: number) => kib / 1024;
+
+/** Least-squares slope of y over x (per unit of x); NaN with fewer than two points. */
+export function slope(points: Array<[number, number]>): number {
+  const n = points.length;
+  if (n < 2) return NaN;
+  const mx = points.reduce((a, [x]) => a + x, 0) / n;
+  const my = points.reduce((a, [, y]) => a + y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  }
+  return den === 0 ? NaN : num / den;
+}

@@ -65,7 +65,7 @@ export const killScenario = {
     report.figure(name, 'requests', `${tally.requests} (${tally.describe()})`);
     report.figure(name, 'lost answers by kind', `${tally.describeLost()}; ${tally.replayed} idempotent replays`);
     report.figure(name, 'acknowledged', `${acks.qrs.size} QRs, ${acks.payments.size} payments, ${acks.transfers.size} transfers`);
-    report.figure(name, 'kill → restarted process ready (ms)', `API ${restartMs.api.join(', ')}; worker ${restartMs.worker.join(', ')}`);
+    report.figure(name, 'kill → restarted (ms; API: /readyz 200, worker: start banner)', `API ${restartMs.api.join(', ')}; worker ${restartMs.worker.join(', ')}`);
     report.check(name, 'no 5xx other than 503', tally.errors5xx() === 0, tally.samples5xx.join(' | '));
 
     const db = await ScratchDb.open(url);

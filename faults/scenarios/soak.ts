@@ -5,7 +5,7 @@ import { runLoops, Tally } from '../load.ts';
 import { Receiver } from '../receiver.ts';
 import type { Scope } from '../scope.ts';
 import { Fleet, prepareMerchants, scratchDatabase, type ScenarioContext } from '../setup.ts';
-import { mib, RssSampler, summarize } from '../stats.ts';
+import { mib, RssSampler, slope, summarize } from '../stats.ts';
 import { checkAcknowledged, checkEventsDelivered, checkMovementsAndEvents, ScratchDb, waitSettled } from '../verify.ts';
 
 const MINUTES = Math.max(1, Math.round(Number(process.env.FAULTS_SOAK_MINUTES ?? 10)));
@@ -105,6 +105,9 @@ export const soakScenario = {
     });
     report.figure(name, 'per minute (requests / p50 ms / p99 ms / RSS median MiB)', table.map((t) => `${t.minute}: ${t.count} / ${t.p50.toFixed(1)} / ${t.p99.toFixed(1)} / ${mib(t.rss).toFixed(0)}`).join('; '));
     report.figure(name, 'requests', `${tally.requests} (${tally.describe()})`);
+    // Not a check, a trend to watch: the growth of RSS per minute after the warm-up minute.
+    const after = rss.samples.filter((s) => s.atMs >= started + 60_000).map((s): [number, number] => [(s.atMs - started) / 60_000, mib(s.kib)]);
+    report.figure(name, 'RSS trend after minute 1 (MiB per minute, least squares)', slope(after).toFixed(2));
     const reference = table[MINUTES >= 3 ? 1 : 0]!;
     const last = table[MINUTES - 1]!;
     report.check(name, `RSS flat: last minute ≤ ${RSS_FACTOR} × minute ${reference.minute}`, last.rss <= RSS_FACTOR * reference.rss,
