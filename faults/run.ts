@@ -24,7 +24,7 @@ const SCENARIOS: Scenario[] = [killScenario, dbOutageScenario, webhookReceiverSc
 
 function usage(): string {
   return ['usage: npm run faults [-- <scenario>…]', '', ...SCENARIOS.map((s) => `  ${s.name.padEnd(17)} ${s.summary}`),
-    '', 'env: FAULTS_SOAK_MINUTES (10), FAULTS_KILL_ROUNDS (2), FAULTS_PG_BIN, FAULTS_PG_PORT (first port tried, 55432), FAULTS_KEEP=1 keeps the temp dir'].join('\n');
+    '', 'env: FAULTS_SOAK_MINUTES (10), FAULTS_SOAK_CLIENTS (8), FAULTS_KILL_ROUNDS (2), FAULTS_PG_BIN, FAULTS_PG_PORT (first port tried, 55432), FAULTS_KEEP=1 keeps the temp dir'].join('\n');
 }
 
 async function main(): Promise<number> {

@@ -68,7 +68,10 @@ export class ServiceProcess {
       ROLE: options.role,
     };
     // Not the tsx CLI: it runs the program in a grandchild, and a kill -9 would only hit the wrapper.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', fd, fd] });
+    // FAULTS_SERVICE_NODE_ARGS adds Node flags for a diagnosis (e.g. --heapsnapshot-signal=SIGUSR2
+    // --diagnostic-dir=/tmp/snapshots); unset in normal runs.
+    const extra = (process.env.FAULTS_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...extra, '--import', 'tsx', 'src/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', fd, fd] });
     fs.closeSync(fd);
     return new ServiceProcess(options, child, logFile);
   }

@@ -68,3 +68,41 @@ export function slope(points: Array<[number, number]>): number {
   }
   return den === 0 ? NaN : num / den;
 }
+
+export interface HeapSample { atMs: number; heapUsedMiB: number; externalMiB: number }
+
+/**
+ * Samples the service's own view of its memory from /metrics (prom-client's default Node metrics), to tell
+ * JS heap growth (objects kept) from native growth when RSS climbs.
+ */
+export class HeapSampler {
+  readonly samples: HeapSample[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly baseUrl: () => string, private readonly everyMs = 10_000) {}
+
+  start(): this {
+    this.timer = setInterval(() => void this.sample(), this.everyMs);
+    return this;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async sample(): Promise<void> {
+    try {
+      const response = await fetch(`${this.baseUrl()}/metrics`, { signal: AbortSignal.timeout(5_000) });
+      const text = await response.text();
+      const read = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 1024 / 1024;
+      this.samples.push({ atMs: Date.now(), heapUsedMiB: read('nodejs_heap_size_used_bytes'), externalMiB: read('nodejs_external_memory_bytes') });
+    } catch {
+      // a missed sample is not evidence of anything
+    }
+  }
+
+  between(fromMs: number, toMs: number): HeapSample[] {
+    return this.samples.filter((s) => s.atMs >= fromMs && s.atMs < toMs);
+  }
+}

@@ -92,27 +92,37 @@ export async function waitSettled(db: ScratchDb, codes: number[], boundMs: numbe
 
 /** Every committed payment and transfer change has its movement and exactly its events; nothing else has any. */
 export async function checkMovementsAndEvents(db: ScratchDb, codes: number[], report: Report, scenario: string): Promise<void> {
+  // One pass over the events, grouped by the id they name (a correlated subquery per row would scan the
+  // events once per payment: minutes on a soak's tens of thousands of rows).
   const badPayments = await db.rows<{ id: number; problem: string }>(`
+    with received as (
+      select data->'payment'->>'id' as payment_id, count(*) as n from events
+      where owner_kind = 'merchant' and owner_id = any($1::bigint[]) and type = 'simple_qr.payment_received' group by 1),
+    paid as (
+      select data->>'id' as qr_id, count(*) as n from events
+      where owner_kind = 'merchant' and owner_id = any($1::bigint[]) and type = 'simple_qr.paid' group by 1)
     select p.id::int, case
       when m.id is null then 'no movement'
       when m.type <> 'payment' or m.amount_centavos <> p.amount_centavos or m.status <> 'COMPLETED' or m.business_code <> p.business_code then 'movement differs'
-      when (select count(*) from events e where e.type = 'simple_qr.payment_received' and e.owner_id = p.business_code
-              and e.data->'payment'->>'id' = p.id::text) <> 1 then 'not exactly one simple_qr.payment_received'
-      when p.single_use and (select count(*) from events e where e.type = 'simple_qr.paid' and e.owner_id = p.business_code
-              and e.data->>'id' = p.qr_id::text) <> 1 then 'not exactly one simple_qr.paid'
+      when coalesce(r.n, 0) <> 1 then 'not exactly one simple_qr.payment_received'
+      when p.single_use and coalesce(pd.n, 0) <> 1 then 'not exactly one simple_qr.paid'
       end as problem
-    from qr_payments p left join movements m on m.id = p.movement_id
+    from qr_payments p
+      left join movements m on m.id = p.movement_id
+      left join received r on r.payment_id = p.id::text
+      left join paid pd on pd.qr_id = p.qr_id::text
     where p.business_code = any($1::bigint[])`, [codes]);
   const paymentProblems = badPayments.filter((p) => p.problem !== null);
   report.check(scenario, 'every payment has its movement and its events', paymentProblems.length === 0,
     `${badPayments.length} payments${paymentProblems.length ? `; ${list(paymentProblems)}` : ''}`);
 
   const transferEvents = await db.rows<{ id: number; status: string; problem: string | null }>(`
-    with t as (
-      select t.id, t.status, t.amount_centavos, t.business_code, m.id as movement, m.type as mtype, m.amount_centavos as mamount, m.status as mstatus,
-        (select array_agg(e.type order by e.sequence) from events e where e.owner_id = t.business_code and e.type like 'transfer.%'
-           and e.data->>'id' = t.id::text) as types
-      from transfers t left join movements m on m.id = t.movement_id
+    with ev as (
+      select data->>'id' as transfer_id, array_agg(type order by sequence) as types from events
+      where owner_kind = 'merchant' and owner_id = any($1::bigint[]) and type like 'transfer.%' group by 1),
+    t as (
+      select t.id, t.status, t.amount_centavos, m.id as movement, m.type as mtype, m.amount_centavos as mamount, m.status as mstatus, ev.types
+      from transfers t left join movements m on m.id = t.movement_id left join ev on ev.transfer_id = t.id::text
       where t.business_code = any($1::bigint[]))
     select id::int, status, case
       when movement is null then 'no movement'
@@ -135,12 +145,15 @@ export async function checkMovementsAndEvents(db: ScratchDb, codes: number[], re
 
   const orphans = await db.one<{ movements: number; events: number }>(`
     select
-      (select count(*)::int from movements m where m.business_code = any($1::bigint[])
-         and not exists (select 1 from qr_payments p where p.movement_id = m.id)
-         and not exists (select 1 from transfers t where t.movement_id = m.id)) as movements,
-      (select count(*)::int from events e where e.owner_kind = 'merchant' and e.owner_id = any($1::bigint[]) and (
-         (e.type like 'transfer.%' and not exists (select 1 from transfers t where t.id::text = e.data->>'id'))
-         or (e.type = 'simple_qr.payment_received' and not exists (select 1 from qr_payments p where p.id::text = e.data->'payment'->>'id')))) as events`, [codes]);
+      (select count(*)::int from movements m
+         left join qr_payments p on p.movement_id = m.id
+         left join transfers t on t.movement_id = m.id
+       where m.business_code = any($1::bigint[]) and p.id is null and t.id is null) as movements,
+      (select count(*)::int from events e
+         left join transfers t on e.type like 'transfer.%' and t.id::text = e.data->>'id'
+         left join qr_payments p on e.type = 'simple_qr.payment_received' and p.id::text = e.data->'payment'->>'id'
+       where e.owner_kind = 'merchant' and e.owner_id = any($1::bigint[])
+         and ((e.type like 'transfer.%' and t.id is null) or (e.type = 'simple_qr.payment_received' and p.id is null))) as events`, [codes]);
   report.check(scenario, 'no movement or event without its payment or transfer', orphans.movements === 0 && orphans.events === 0,
     `${orphans.movements} orphan movements, ${orphans.events} orphan events`);
 }

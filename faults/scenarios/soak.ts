@@ -5,7 +5,7 @@ import { runLoops, Tally } from '../load.ts';
 import { Receiver } from '../receiver.ts';
 import type { Scope } from '../scope.ts';
 import { Fleet, prepareMerchants, scratchDatabase, type ScenarioContext } from '../setup.ts';
-import { mib, RssSampler, slope, summarize } from '../stats.ts';
+import { HeapSampler, mib, RssSampler, slope, summarize } from '../stats.ts';
 import { checkAcknowledged, checkEventsDelivered, checkMovementsAndEvents, ScratchDb, waitSettled } from '../verify.ts';
 
 const MINUTES = Math.max(1, Math.round(Number(process.env.FAULTS_SOAK_MINUTES ?? 10)));
@@ -55,6 +55,8 @@ export const soakScenario = {
     };
     const rss = new RssSampler(() => service).start();
     scope.defer('stop RSS sampling', () => rss.stop());
+    const heap = new HeapSampler(() => service.baseUrl).start();
+    scope.defer('stop heap sampling', () => heap.stop());
     const acks = new Acks();
     const client = new MoneyClient({ baseUrl: () => service.baseUrl, scope, acks, onExchange: record });
     const get = async (merchant: Merchant, path: string, route: string, etag?: string) => {
@@ -92,11 +94,13 @@ export const soakScenario = {
       const minute = minutes[m - 1]!;
       const l = summarize(minute.latencies);
       const r = summarize(rss.between(started + (m - 1) * 60_000, started + m * 60_000));
-      report.note(name, `minute ${m}: ${minute.count} requests, p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, RSS median ${mib(r.p50).toFixed(0)} MiB (max ${mib(r.max).toFixed(0)}), unexpected ${minute.unexpected}`);
+      const h = summarize(heap.between(started + (m - 1) * 60_000, started + m * 60_000).map((s) => s.heapUsedMiB));
+      report.note(name, `minute ${m}: ${minute.count} requests, p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, RSS median ${mib(r.p50).toFixed(0)} MiB (max ${mib(r.max).toFixed(0)}), JS heap used ${h.min.toFixed(0)}–${h.max.toFixed(0)} MiB, unexpected ${minute.unexpected}`);
     }
     await pos.stop();
     await office.stop();
     rss.stop();
+    heap.stop();
 
     const table = minutes.map((minute, i) => {
       const l = summarize(minute.latencies);
@@ -107,7 +111,8 @@ export const soakScenario = {
     report.figure(name, 'requests', `${tally.requests} (${tally.describe()})`);
     // Not a check, a trend to watch: the growth of RSS per minute after the warm-up minute.
     const after = rss.samples.filter((s) => s.atMs >= started + 60_000).map((s): [number, number] => [(s.atMs - started) / 60_000, mib(s.kib)]);
-    report.figure(name, 'RSS trend after minute 1 (MiB per minute, least squares)', slope(after).toFixed(2));
+    const heapAfter = heap.samples.filter((s) => s.atMs >= started + 60_000).map((s): [number, number] => [(s.atMs - started) / 60_000, s.heapUsedMiB]);
+    report.figure(name, 'memory trend after minute 1 (MiB per minute, least squares)', `RSS ${slope(after).toFixed(2)}, JS heap used ${slope(heapAfter).toFixed(2)}`);
     const reference = table[MINUTES >= 3 ? 1 : 0]!;
     const last = table[MINUTES - 1]!;
     report.check(name, `RSS flat: last minute ≤ ${RSS_FACTOR} × minute ${reference.minute}`, last.rss <= RSS_FACTOR * reference.rss,
