@@ -26,6 +26,7 @@ import { createLogger } from '../src/http/logging.ts';
 import * as merchants from '../src/merchants/service.ts';
 import { systemClock } from '../src/time.ts';
 import * as webhooks from '../src/webhooks/service.ts';
+import { destinationPolicyOf } from '../src/webhooks/ssrf.ts';
 import { backgroundJobs } from '../src/workers/jobs.ts';
 import { WorkerRunner } from '../src/workers/runner.ts';
 
@@ -104,7 +105,7 @@ async function main(): Promise<void> {
     const context = { config, db, clock: systemClock };
     const created = await db.transaction((tx) => merchants.createMerchant(tx, { name: 'Bench' }, 'sandbox', new Date()));
     const owner: events.EventOwner = { kind: 'merchant', businessCode: created.merchant.business_code };
-    await db.transaction((tx) => webhooks.createEndpoint(tx, owner, { url: receiver.url }, 'sandbox', new Date()));
+    await db.transaction((tx) => webhooks.createEndpoint(tx, owner, { url: receiver.url }, destinationPolicyOf(config), new Date()));
 
     const baselineRate = await baseline(receiver, EVENTS);
     receiver.count = 0;

@@ -1,5 +1,6 @@
 // The one place that reads the environment: every variable of docs/api-reference.md#configuration, validated into a typed Config.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { parseAmount } from './money.ts';
 import { isKnownTimeZone, parseDuration } from './time.ts';
@@ -42,7 +43,15 @@ export interface Config {
   sandboxSettlementMs: [number, number] | null;
   /** null: rate limiting off (benchmarks). */
   rateLimit: RateLimitConfig | null;
+  /** Per client address on routes without a key (hosted pages, unknown keys); null: off. */
+  publicRateLimit: RateLimitConfig | null;
+  /** Proxy addresses or CIDR ranges whose X-Forwarded-For is believed; empty: the socket's address is the client. */
+  trustProxy: string[];
+  /** Bearer token /metrics asks for; null: /metrics is open (bind HOST to a private interface then). */
+  metricsToken: string | null;
   role: Role;
+  /** Whether a sandbox may deliver webhooks to private addresses (live mode never does). */
+  webhookPrivateTargets: 'allow' | 'deny';
   /** Banks of BANKS_FILE; null: the shipped default list of Bolivian banks (src/transfers/banks.ts). */
   banks: BankConfig[] | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -59,7 +68,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 /** Variables that may hold a secret (a token, a password in a URL): a wrong value is named, never echoed. */
-const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL']);
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL', 'METRICS_TOKEN']);
 
 /** Reads and validates the environment; throws ConfigError listing every wrong variable, one line each. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
@@ -104,8 +113,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     const list = durationList(t, 2, 2);
     return list ? { delays: list as [number, number] } : null;
   }, 'two durations such as 10s,10s, or off')?.delays ?? null;
+  const webhookPrivateTargets = read('WEBHOOK_PRIVATE_TARGETS', mode === 'live' ? 'deny' : 'allow', (t) => {
+    const value = oneOf(t, ['allow', 'deny'] as const);
+    return value === 'allow' && mode === 'live' ? null : value; // live mode always guards its deliveries
+  }, 'allow or deny (live mode: deny only; the guard cannot be turned off there)');
   const rateLimit = read('RATE_LIMIT', '100/s,200', parseRateLimit,
     'RATE/s,BURST with whole numbers (e.g. 100/s,200), or off')?.limit ?? null;
+  const publicRateLimit = read('PUBLIC_RATE_LIMIT', '20/s,40', parseRateLimit,
+    'RATE/s,BURST with whole numbers (e.g. 20/s,40), or off')?.limit ?? null;
+  const trustProxy = read('TRUST_PROXY', '', (t) => (t === '' ? [] : addressList(t)),
+    'a comma-separated list of IP addresses or CIDR ranges, e.g. 10.0.0.1,10.1.0.0/16')!;
+  const metricsToken = read('METRICS_TOKEN', '', (t) => (t === '' ? { token: null } : t.length >= 16 ? { token: t } : null),
+    'unset, or a secret of at least 16 characters')?.token ?? null;
   const role = read('ROLE', 'all', (t) => oneOf(t, ['api', 'worker', 'all'] as const), 'api, worker or all');
   const banks = read('BANKS_FILE', '', (t) => (t === '' ? { banks: null } : banksFile(path.resolve(cwd, t))),
     'a readable JSON file holding an array of 1 to 500 { "bank_code": integer 1–999999999, "name": 1–100 characters }, codes unique')?.banks ?? null;
@@ -116,8 +135,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port, host, database, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
-    onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs,
-    rateLimit, role, banks, logLevel,
+    onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
+    rateLimit, publicRateLimit, trustProxy, metricsToken, role, banks, logLevel,
   };
 }
 
@@ -150,6 +169,18 @@ function parseRateLimit(text: string): { limit: RateLimitConfig | null } | null 
   const burst = Number(match[2]);
   if (ratePerSecond < 1 || burst < 1) return null;
   return { limit: { ratePerSecond, burst } };
+}
+
+/** `10.0.0.1,10.1.0.0/16,::1`: each an IP address, optionally with a prefix length that fits its family. */
+function addressList(text: string): string[] | null {
+  const items = text.split(',').map((item) => item.trim());
+  for (const item of items) {
+    const [address, prefix, ...rest] = item.split('/');
+    const family = net.isIP(address ?? '');
+    if (family === 0 || rest.length > 0) return null;
+    if (prefix !== undefined && (!/^\d{1,3}$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128))) return null;
+  }
+  return items;
 }
 
 /** Reads BANKS_FILE: `[{ "bank_code": 1001, "name": "Banco Nacional de Bolivia" }, …]`; null when unreadable or invalid. */

@@ -1,22 +1,46 @@
-// Runs once per `npm test`: finds PostgreSQL through TEST_DATABASE_URL and prepares a migrated template
-// database that each test file clones. Without TEST_DATABASE_URL the suite runs on PGlite alone and says
+// Runs once per `npm test`: prepares the migrated templates each test file clones — a snapshot of a
+// migrated PGlite data directory (a fresh PGlite runs initdb and the migrations: seconds per file on this
+// 2-core machine, most of what the suite used to spend) and, through TEST_DATABASE_URL, a PostgreSQL
+// template database. Without TEST_DATABASE_URL the suite runs on PGlite alone and says
 // so loudly at the end; in CI (CI=true) a missing or unreachable PostgreSQL fails the run instead.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../src/db/migrate.ts';
+import { openPglite } from '../src/db/pglite.ts';
 import { openPostgres } from '../src/db/postgres.ts';
+import { hasChromium } from './helpers/chromium.ts';
 import { databaseUrlWithName } from './helpers/postgres-url.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** File holding the data directory of a migrated PGlite (loadDataDir). */
+    pgliteTemplate: string;
     /** Name of the migrated template database on the TEST_DATABASE_URL server, or '' without PostgreSQL. */
     postgresTemplate: string;
   }
 }
 
 let templateName = '';
+let pgliteTemplateDir = '';
 
 export async function setup(project: TestProject): Promise<void> {
+  if (!hasChromium() && process.env.CI === 'true') {
+    throw new Error('CI=true but /usr/bin/chromium is missing: the hosted pages must be tested in a browser (apt-get install -y chromium).');
+  }
+  pgliteTemplateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-pglite-template-'));
+  const pglite = await openPglite();
+  try {
+    await migrate(pglite);
+    const file = path.join(pgliteTemplateDir, 'migrated.tar');
+    fs.writeFileSync(file, new Uint8Array(await (await pglite.dumpDataDir()).arrayBuffer()));
+    project.provide('pgliteTemplate', file);
+  } finally {
+    await pglite.close();
+  }
+
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
     if (process.env.CI === 'true') throw new Error('CI=true but TEST_DATABASE_URL is not set: the suite must run on PostgreSQL in CI.');
@@ -45,6 +69,7 @@ export async function setup(project: TestProject): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
+  if (pgliteTemplateDir) fs.rmSync(pgliteTemplateDir, { recursive: true, force: true });
   const url = process.env.TEST_DATABASE_URL;
   if (url && templateName) {
     const admin = new pg.Client({ connectionString: url });
@@ -54,6 +79,9 @@ export async function teardown(): Promise<void> {
     } finally {
       await admin.end();
     }
+  }
+  if (!hasChromium()) {
+    process.stdout.write('\n!! /usr/bin/chromium is missing: the hosted-page browser tests were skipped (apt-get install -y chromium).\n');
   }
   if (!url) {
     const bar = '!'.repeat(78);

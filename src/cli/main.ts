@@ -29,7 +29,9 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
   merchant list                             list merchants
   merchant show BUSINESS_CODE               show one merchant
   merchant update BUSINESS_CODE [--ach on|off] [--status active|suspended]
-  key create BUSINESS_CODE                  create another API key for a merchant
+  key create BUSINESS_CODE [--kind merchant|terminal]
+                                            create another key for a merchant (terminal: a POS or kiosk
+                                            key for QRs and their payments only); shown once
   key list BUSINESS_CODE                    list a merchant's API keys (prefixes only)
   key revoke KEY_PREFIX                     revoke a merchant key or master key
   ledger check                              recompute the balance invariant; exit 3 on a mismatch
@@ -61,6 +63,7 @@ function parseCommand(argv: string[]): Command {
       ach: { type: 'string' },
       partner: { type: 'string' },
       status: { type: 'string' },
+      kind: { type: 'string' },
     },
     strict: true,
   });
@@ -124,9 +127,10 @@ function parseCommand(argv: string[]): Command {
     }
     case 'key create': {
       const businessCode = wholeNumber(third, 'BUSINESS_CODE');
+      const body = validate(schemas.CreateMerchantKeyBody, { kind: values.kind });
       return async ({ config, db, clock }) => {
-        const key = await db.transaction((tx) => merchants.createMerchantApiKey(tx, businessCode, config.mode, clock.now()));
-        return ok({ api_key: key.apiKey, key_prefix: key.keyPrefix });
+        const key = await db.transaction((tx) => merchants.createMerchantApiKey(tx, businessCode, config.mode, clock.now(), body.kind ?? 'merchant'));
+        return ok({ api_key: key.apiKey, key_prefix: key.keyPrefix, kind: key.kind });
       };
     }
     case 'key list': {

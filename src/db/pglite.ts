@@ -9,6 +9,11 @@ import { CoalescingNotifier } from './notifier.ts';
 export interface PgliteOptions {
   /** Folder of the database files; undefined keeps everything in memory. */
   dataDir?: string;
+  /**
+   * Start from this snapshot of a data directory (`dumpDataDir`) instead of an empty cluster: the tests
+   * clone one migrated template per file, as they do on PostgreSQL, which skips initdb and migrations.
+   */
+  loadDataDir?: Blob;
   onBackgroundError?: (error: unknown, context: string) => void;
 }
 
@@ -20,11 +25,17 @@ export class ReentrantQueryError extends Error {
   }
 }
 
-export async function openPglite(options: PgliteOptions = {}): Promise<Database> {
+/** The embedded adapter, which can also snapshot its data directory (for `loadDataDir`). */
+export interface PgliteDatabase extends Database {
+  dumpDataDir(): Promise<Blob>;
+}
+
+export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDatabase> {
   const onBackgroundError = options.onBackgroundError ?? (() => {});
   // One options object: PGlite(dataDir, options) ignores `options` when dataDir is undefined (in memory).
   const pglite = new PGlite({
     dataDir: options.dataDir,
+    loadDataDir: options.loadDataDir,
     parsers: { [types.INT8]: int8ToNumber },
   });
   await pglite.waitReady;
@@ -38,7 +49,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
     ]);
   }, (error) => onBackgroundError(error, 'notify'));
 
-  const database: Database = {
+  const database: PgliteDatabase = {
     kind: 'pglite',
     connections: 1,
     async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
@@ -85,6 +96,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
       await notifier.flush();
       await pglite.close();
     },
+    dumpDataDir: () => pglite.dumpDataDir('none'),
   };
   return database;
 }

@@ -17,13 +17,13 @@ import { registerTransferRoutes } from '../transfers/routes.ts';
 import { registerEventRoutes } from '../webhooks/events-routes.ts';
 import { registerWebhookEndpointRoutes } from '../webhooks/routes.ts';
 import { isUuidV4 } from '../idempotency/service.ts';
-import { KeyVerifier, isAdminAuthorization, type AuthRequirement, type Principal } from './auth.ts';
+import { KeyVerifier, isBearerAuthorization, type AuthRequirement, type Principal } from './auth.ts';
 import { ApiError, validationError } from './errors.ts';
 import { handleError, handleFrameworkError, handleNotFound, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handler.ts';
 import { createMetricsRegistry, httpMetrics } from './metrics.ts';
 import { registerOperationsRoutes } from './operations-routes.ts';
-import { RateLimiter } from './rate-limit.ts';
-import { ErrorSchema } from './schemas.ts';
+import { RateLimiter, takeOrRefuse } from './rate-limit.ts';
+import { ErrorSchema, StrictObject } from './schemas.ts';
 import { parseJsonBody, unknownFieldErrors, validatorCompiler } from './validation.ts';
 import { accessLogger, createLogger, lazyChildLogger, logBackgroundError, logResponse } from './logging.ts';
 
@@ -35,6 +35,10 @@ declare module 'fastify' {
     idempotency?: 'required' | 'optional';
     /** A module the merchant must have enabled (403 MODULE_NOT_ENABLED). */
     module?: 'ach';
+    /** Terminal keys may call the route (QRs and their payments); elsewhere they get 403 KEY_SCOPE_INSUFFICIENT. */
+    terminal?: true;
+    /** The answer shows a secret (a new key, a signing secret): no cache may keep it (Cache-Control: no-store). */
+    showsSecret?: true;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -69,8 +73,15 @@ export interface BuildAppOptions {
   startupGate?: { readonly isOpen: boolean };
 }
 
-/** Routes that answer before the database is ready: liveness, readiness, metrics and the API description. */
-const SERVED_BEFORE_READY = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/;
+/** The JSON API and the operator API (not the hosted pages, nor the operational routes). */
+const API_PATH = /^\/(api\/v2|admin\/v1)\//;
+const NO_QUERY = StrictObject({});
+
+/**
+ * Operational routes: liveness, readiness, metrics and the API description. They answer before the database
+ * is ready, and are not rate limited by address (probes and scrapers call them from one address).
+ */
+const OPERATIONAL_PATH = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/;
 
 export async function buildApp(context: AppContext, options: BuildAppOptions = {}): Promise<App> {
   const { config, db, clock } = context;
@@ -91,6 +102,8 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     // Fastify's closing 503 has its own body shape; requests that arrive while draining are served normally.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
+    // request.ip reads X-Forwarded-For only when the connection comes from a proxy TRUST_PROXY names.
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -112,8 +125,14 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     }
   });
 
-  const verifier = new KeyVerifier(db, clock, (error, what) => logBackgroundError(app.log, error, what));
+  const verifier = new KeyVerifier(db, clock, config.mode, (error, what) => logBackgroundError(app.log, error, what));
   const rateLimiter = config.rateLimit ? new RateLimiter(config.rateLimit) : null;
+  const publicLimiter = config.publicRateLimit ? new RateLimiter(config.publicRateLimit) : null;
+  /** The bucket of a client address (request.ip: X-Forwarded-For only from the proxies TRUST_PROXY names). */
+  const addressKey = (request: FastifyRequest) => `address:${request.ip}`;
+  const limitByAddress = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    done(takeOrRefuse(publicLimiter!, addressKey(request), reply));
+  };
   app.addHook('onReady', () => verifier.start());
   app.addHook('onClose', () => verifier.stop());
 
@@ -126,26 +145,24 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   // 401 → 429 → 403, before the body is read (docs/api-reference.md#order-of-checks). One hook per route, built when
   // the route is added, so a request does not look its route's options up (Fastify builds that object anew
   // on each access).
-  const authenticatorFor = (requirement: Exclude<AuthRequirement, 'none'>, module: FastifyContextConfig['module']) => {
+  const authenticatorFor = (requirement: Exclude<AuthRequirement, 'none'>, routeConfig: FastifyContextConfig | undefined) => {
+    const module = routeConfig?.module;
+    const terminalAllowed = routeConfig?.terminal === true;
     if (requirement === 'admin') {
       return async (request: FastifyRequest) => {
-        if (!config.adminToken || !isAdminAuthorization(request.headers.authorization, config.adminToken)) {
+        if (!config.adminToken || !isBearerAuthorization(request.headers.authorization, config.adminToken)) {
           throw new ApiError('ADMIN_TOKEN_INVALID');
         }
       };
     }
     /** The checks after the key is known (429 → 403); the refusal, or undefined once the caller is admitted. */
-    const admit = (request: FastifyRequest, reply: FastifyReply, principal: Principal | null): ApiError | undefined => {
-      if (!principal) return new ApiError('API_KEY_INVALID');
+    const admit = (request: FastifyRequest, reply: FastifyReply, principal: Principal | ApiError): ApiError | undefined => {
+      if (principal instanceof ApiError) return principal;
       if (rateLimiter) {
-        const decision = rateLimiter.take(principal.keyPrefix, performance.now());
-        reply.header('RateLimit-Limit', decision.limit);
-        reply.header('RateLimit-Remaining', decision.remaining);
-        reply.header('RateLimit-Reset', decision.resetSeconds);
-        if (!decision.allowed) {
-          return new ApiError('RATE_LIMITED', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
-        }
+        const refusal = takeOrRefuse(rateLimiter, principal.keyPrefix, reply);
+        if (refusal) return refusal;
       }
+      if (principal.kind === 'merchant' && principal.terminal && !terminalAllowed) return new ApiError('KEY_SCOPE_INSUFFICIENT');
       if (requirement === 'merchant' && principal.kind !== 'merchant') return new ApiError('MERCHANT_KEY_REQUIRED');
       if (requirement === 'partner' && principal.kind !== 'partner') return new ApiError('MASTER_KEY_REQUIRED');
       if (principal.kind === 'merchant') {
@@ -159,7 +176,9 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
       const header = request.headers['x-api-key'];
       if (typeof header !== 'string' || header === '') return done(new ApiError('API_KEY_MISSING'));
-      const verified = verifier.verify(header);
+      // A key not verified lately costs a database lookup, paid for from the caller's address bucket: a flood
+      // of made-up keys is limited like any request without a key.
+      const verified = verifier.verify(header, publicLimiter ? () => takeOrRefuse(publicLimiter, addressKey(request), reply) : undefined);
       if (verified instanceof Promise) verified.then((principal) => done(admit(request, reply, principal)), done);
       else done(admit(request, reply, verified));
     };
@@ -184,6 +203,11 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     if (request.forbiddenFields?.length) throw validationError(unknownFieldErrors(request.forbiddenFields));
   };
 
+  const forbidCaching = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    reply.header('Cache-Control', 'no-store');
+    done();
+  };
+
   // Until the database is migrated, a request that would need it is answered 503 before anything else
   // runs; the gate's check is one property read, and it stays open once opened.
   const gate = options.startupGate;
@@ -199,8 +223,15 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     const requirement = routeConfig?.auth ?? 'none';
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const readsBody = methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS');
-    if (requirement !== 'none') route.onRequest = [authenticatorFor(requirement, routeConfig?.module), ...hooksOf(route.onRequest)];
-    if (gate && !SERVED_BEFORE_READY.test(route.url)) route.onRequest = [untilReady, ...hooksOf(route.onRequest)];
+    if (requirement !== 'none') route.onRequest = [authenticatorFor(requirement, routeConfig), ...hooksOf(route.onRequest)];
+    if (routeConfig?.showsSecret) route.onRequest = [...hooksOf(route.onRequest), forbidCaching];
+    const operational = OPERATIONAL_PATH.test(route.url);
+    // Without a key (hosted pages, their status and form posts), each client address has its own bucket.
+    if (requirement === 'none' && publicLimiter && !operational) route.onRequest = [limitByAddress, ...hooksOf(route.onRequest)];
+    if (gate && !operational) route.onRequest = [untilReady, ...hooksOf(route.onRequest)];
+    // A query parameter no route declares is refused like an unknown body field (422 unknown_field), on
+    // every API route: `GET /balance?business_code=…` must not pass silently where the lists refuse it.
+    if (API_PATH.test(route.url) && route.schema && !route.schema.querystring) route.schema.querystring = NO_QUERY;
     if (readsBody) {
       route.preValidation = [readIdempotencyKey, ...hooksOf(route.preValidation)];
       route.preHandler = [refuseForbiddenFields, ...hooksOf(route.preHandler)];
@@ -231,7 +262,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
       servers: [{ url: config.publicBaseUrl }],
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Merchant API key (mk_…) or partner master key (pk_master_…)' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Merchant API key (mk_…), terminal key (tk_…: QRs and their payments only) or partner master key (pk_master_…); _test_ keys in sandbox, _live_ keys in live mode' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the operator API' },
         },
       },

@@ -1,14 +1,21 @@
-// Who is calling: API keys (merchant keys and partner master keys) and the operator's bearer token.
+// Who is calling: API keys (merchant keys, terminal keys and partner master keys) and the operator's bearer
+// token. A key works only in the mode it was made in (`_test_` keys in sandbox, `_live_` in live).
 // Verified keys are cached for at most 5 s per process, and every instance drops its cache when a key is
 // revoked or a merchant changes (NOTIFY), so revocation and suspension take effect within 5 s everywhere.
 import { timingSafeEqual, createHash } from 'node:crypto';
+import type { Mode } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { hashApiKey, looksLikeApiKey } from '../merchants/keys.ts';
+import { hashApiKey, keyShapeOf } from '../merchants/keys.ts';
 import * as merchants from '../merchants/service.ts';
+import { ApiError } from './errors.ts';
 import type { Clock } from '../time.ts';
 
 export type Principal =
-  | { kind: 'merchant'; keyId: number; keyPrefix: string; businessCode: number; suspended: boolean; achEnabled: boolean }
+  | {
+    kind: 'merchant'; keyId: number; keyPrefix: string; businessCode: number; suspended: boolean; achEnabled: boolean;
+    /** A terminal key (POS, kiosk): QRs and their payments only (docs/api-reference.md#terminal-keys). */
+    terminal: boolean;
+  }
   | { kind: 'partner'; keyId: number; keyPrefix: string; partnerId: number };
 
 /** Who may call a route. */
@@ -30,6 +37,7 @@ export class KeyVerifier {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    private readonly mode: Mode,
     private readonly onBackgroundError: (error: unknown, context: string) => void,
   ) {}
 
@@ -44,23 +52,30 @@ export class KeyVerifier {
   }
 
   /**
-   * The principal of a live key, or null for an unknown or revoked one: at once when the key was verified
-   * in the last 5 s (most requests, so they wait on no promise), else once the database has answered.
+   * The principal of a live key, or the 401 it gets: at once when the key was verified in the last 5 s (most
+   * requests, so they wait on no promise), else once the database has answered. Only keys of this mode are
+   * ever cached, so the mode is checked on a miss alone.
    */
-  verify(apiKey: string): Principal | null | Promise<Principal | null> {
+  verify(apiKey: string, beforeLookup?: () => ApiError | undefined): Principal | ApiError | Promise<Principal | ApiError> {
     const keyHash = hashApiKey(apiKey);
     const cached = this.cache.get(keyHash);
     if (cached && cached.expiresAtMs > performance.now()) return this.used(cached.principal);
-    // Only a well-formed key is worth a database lookup.
-    return looksLikeApiKey(apiKey) ? this.lookUp(keyHash) : null;
+    // Only a well-formed key of this mode is worth a database lookup, and the caller may refuse it first
+    // (the per-address limit on keys not verified lately).
+    const shape = keyShapeOf(apiKey);
+    if (!shape) return new ApiError('API_KEY_INVALID');
+    if (shape.mode !== this.mode) return wrongModeError(shape.mode, this.mode);
+    const refusal = beforeLookup?.();
+    if (refusal) return refusal;
+    return this.lookUp(keyHash);
   }
 
-  private async lookUp(keyHash: string): Promise<Principal | null> {
+  private async lookUp(keyHash: string): Promise<Principal | ApiError> {
     const owner = await merchants.findKeyOwner(this.db, keyHash);
     const principal = owner ? toPrincipal(owner) : null;
     if (!principal) {
       this.cache.delete(keyHash);
-      return null;
+      return new ApiError('API_KEY_INVALID');
     }
     this.cache.set(keyHash, { principal, expiresAtMs: performance.now() + CACHE_TTL_MS });
     return this.used(principal);
@@ -92,6 +107,7 @@ function toPrincipal(owner: merchants.KeyOwnerRow): Principal | null {
       businessCode: owner.business_code,
       suspended: owner.merchant_status === 'suspended',
       achEnabled: owner.ach_enabled === true,
+      terminal: owner.scope === 'terminal',
     };
   }
   if (owner.owner_kind === 'partner' && owner.partner_id !== null) {
@@ -100,12 +116,19 @@ function toPrincipal(owner: merchants.KeyOwnerRow): Principal | null {
   return null;
 }
 
-/** Constant-time comparison of `Authorization: Bearer …` with the configured token. */
-export function isAdminAuthorization(header: string | undefined, adminToken: string): boolean {
+/** A key of the other mode: refused, and told why (a sandbox key sent to live is the usual slip). */
+function wrongModeError(keyMode: Mode, serviceMode: Mode): ApiError {
+  const keyWord = keyMode === 'sandbox' ? 'a sandbox (_test_) key' : 'a live (_live_) key';
+  const serviceWord = serviceMode === 'sandbox' ? 'sandbox mode: use a _test_ key' : 'live mode: use a _live_ key';
+  return new ApiError('API_KEY_INVALID', { message: `This is ${keyWord}; this service runs in ${serviceWord}.` });
+}
+
+/** Constant-time comparison of `Authorization: Bearer …` with a configured token (ADMIN_TOKEN, METRICS_TOKEN). */
+export function isBearerAuthorization(header: string | undefined, token: string): boolean {
   const match = /^Bearer (.+)$/i.exec(header ?? ''); // auth schemes are case-insensitive (RFC 9110 §11.1)
   if (!match) return false;
   const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(match[1]!), digest(adminToken));
+  return timingSafeEqual(digest(match[1]!), digest(token));
 }
 
 /** The business_code of the merchant calling a `auth: 'merchant'` route. */

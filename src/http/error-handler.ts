@@ -24,6 +24,11 @@ const FASTIFY_CLIENT_ERRORS: Record<string, () => ApiError> = {
 export function toApiError(error: unknown, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as Partial<FastifyError>;
+  // A path whose parameters fail their schema (`/transfers/1e3`, `/transfers/0x1`, an id holding U+0000)
+  // names no resource: 404, as an unknown id is, and not a 422 about a field the caller never sent.
+  if (Array.isArray(fastifyError.validation) && fastifyError.validationContext === 'params') {
+    return new ApiError('NOT_FOUND');
+  }
   if (Array.isArray(fastifyError.validation)) {
     return validationError([
       ...unknownFieldErrors(request.forbiddenFields ?? []),

@@ -4,11 +4,12 @@ import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import type { App } from './app.ts';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handler.ts';
+import { isBearerAuthorization } from './auth.ts';
 import { ApiError } from './errors.ts';
 import { errorResponses } from './schemas.ts';
 
 export async function registerOperationsRoutes(
-  app: App, { db }: AppContext, metrics: Registry, startupGate?: { readonly isOpen: boolean },
+  app: App, { config, db }: AppContext, metrics: Registry, startupGate?: { readonly isOpen: boolean },
 ): Promise<void> {
   const unavailable = () => new ApiError('SERVICE_UNAVAILABLE', { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
   app.get('/healthz', {
@@ -38,7 +39,11 @@ export async function registerOperationsRoutes(
 
   app.get('/metrics', {
     schema: { tags: ['operations'], summary: 'Prometheus metrics', hide: true },
-  }, async (_request, reply) => {
+  }, async (request, reply) => {
+    // With METRICS_TOKEN set, only a scraper holding it reads the service's internals (the operator's 401).
+    if (config.metricsToken && !isBearerAuthorization(request.headers.authorization, config.metricsToken)) {
+      throw new ApiError('ADMIN_TOKEN_INVALID', { message: 'Send the metrics token as Authorization: Bearer <METRICS_TOKEN>.' });
+    }
     reply.type(metrics.contentType);
     return metrics.metrics();
   });

@@ -1,14 +1,16 @@
-// Page-number pagination shared by every list (docs/api-reference.md#pagination): `page` ≥ 1, `per_page` 1–100 (default 15),
+// Page-number pagination shared by every list (docs/api-reference.md#pagination): `page` 1–1,000,000, `per_page` 1–100 (default 15),
 // `{ data, meta }` with `last_page = max(1, ceil(total / per_page))`; a page past the end is `data: []`.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { PaginationMetaSchema } from './schemas.ts';
 
 export const DEFAULT_PER_PAGE = 15;
 export const MAX_PER_PAGE = 100;
+/** Highest page number: any page up to it past the end is `data: []`; beyond it 422 (the offset stays an int). */
+export const MAX_PAGE = 1_000_000;
 
 /** Querystring properties of every paginated list; spread into the route's own querystring schema. */
 export const PaginationQueryProperties = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `Page number, 1–${MAX_PAGE}` })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `Items per page, 1–${MAX_PER_PAGE}` })),
 };
 

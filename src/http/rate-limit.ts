@@ -1,6 +1,9 @@
-// Token bucket per API key, in this process (docs/api-reference.md#rate-limits): with N instances the effective limit is N times
-// the configured one, which the docs say plainly rather than hide.
+// Token buckets in this process (docs/api-reference.md#rate-limits): one per API key, and one per client
+// address for what comes without a known key (hosted pages, unknown keys). With N instances the effective
+// limit is N times the configured one, which the docs say plainly rather than hide.
+import type { FastifyReply } from 'fastify';
 import type { RateLimitConfig } from '../config.ts';
+import { ApiError } from './errors.ts';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -56,3 +59,17 @@ export class RateLimiter {
     }
   }
 }
+
+/**
+ * Takes a token of `key` from `limiter`, sets the RateLimit-* headers of the answer, and returns the 429
+ * (with Retry-After) when the bucket is empty.
+ */
+export function takeOrRefuse(limiter: RateLimiter, key: string, reply: FastifyReply): ApiError | undefined {
+  const decision = limiter.take(key, performance.now());
+  reply.header('RateLimit-Limit', decision.limit);
+  reply.header('RateLimit-Remaining', decision.remaining);
+  reply.header('RateLimit-Reset', decision.resetSeconds);
+  if (decision.allowed) return undefined;
+  return new ApiError('RATE_LIMITED', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+}
+

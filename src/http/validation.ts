@@ -13,11 +13,11 @@ const addFormats = addFormatsModule.default;
 /** Keywords that only document a schema (OpenAPI), which Ajv must accept without validating. */
 const ANNOTATION_KEYWORDS = ['example', 'x-format-hint', 'x-error-code'];
 
-function newAjv(coerceTypes: boolean): Ajv {
+function newAjv(): Ajv {
   const ajv = new Ajv({
     allErrors: true,
     removeAdditional: false,
-    coerceTypes,
+    coerceTypes: false,
     useDefaults: true,
     strict: false,
     verbose: true, // errors carry their schema, so a pattern error can say what the format is (x-format-hint)
@@ -25,18 +25,110 @@ function newAjv(coerceTypes: boolean): Ajv {
   addFormats(ajv);
   for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword(keyword);
   addMoneyKeyword(ajv);
+  addStorableTextKeywords(ajv);
   return ajv;
 }
 
-// Bodies are JSON and keep their types; query strings and path parameters are text by nature and are
-// read as the declared type (a query `page=2` is the integer 2, `page=two` a 422).
-const bodyAjv = newAjv(false);
-const textAjv = newAjv(true);
+// Bodies are JSON and keep their types. Query strings and path parameters are text by nature: they are
+// read as the declared type by `readTextAsDeclared` with the service's one integer rule (canonical
+// decimal), never by Ajv's coercion, which takes `1.0`, `1e2`, `0x1`, ` 1` and `+1` for integers.
+const ajv = newAjv();
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema) as ValidateFunction;
+  const validate = ajv.compile(hardenSchema(schema) as object) as ValidateFunction;
+  if (httpPart === 'body') return validate;
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const validateText = (data: unknown) => {
+    readTextAsDeclared(data, properties);
+    const valid = validate(data);
+    validateText.errors = validate.errors;
+    return valid;
+  };
+  validateText.errors = null as ValidateFunction['errors'];
+  return validateText;
 };
+
+/** Canonical decimal: no sign, exponent, fraction, hex, spaces or leading zero. */
+const CANONICAL_INTEGER = /^(0|[1-9][0-9]*)$/;
+
+/**
+ * Turns the text of each query or path value into its declared type, in place: an integer in canonical
+ * decimal becomes a number (one too large for a safe integer becomes a number above every schema's
+ * maximum), `true`/`false` a boolean. Anything else stays text and fails its schema (422 `invalid_type`).
+ */
+function readTextAsDeclared(data: unknown, properties: Record<string, { type?: unknown }>): void {
+  if (typeof data !== 'object' || data === null) return;
+  const values = data as Record<string, unknown>;
+  for (const [name, property] of Object.entries(properties)) {
+    const text = values[name];
+    if (typeof text !== 'string') continue;
+    const types = Array.isArray(property.type) ? property.type : [property.type];
+    if (types.includes('integer') && CANONICAL_INTEGER.test(text)) {
+      values[name] = text.length > 16 ? Number.MAX_VALUE : Number(text);
+    } else if (types.includes('boolean') && (text === 'true' || text === 'false')) {
+      values[name] = text === 'true';
+    }
+  }
+}
+
+/** Largest integer any request may carry: ids are bigint in the database and must stay exact in JSON. */
+export const MAX_REQUEST_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The rules every schema gets, so no route can forget them: a string (value or object key) is text the
+ * database stores exactly (isStorableText: 422 `invalid_value` instead of a failed insert), and an integer
+ * never exceeds 2^53 − 1 (beyond it JSON numbers lose digits and bigint casts fail). Applied to a copy;
+ * the route's own schema, which OpenAPI shows, is left as written.
+ */
+export function hardenSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(hardenSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) copy[key] = hardenSchema(value);
+  // A pattern lets keys it does not match (a line break escapes `^(.*)$`) past every rule of the value.
+  if (copy.patternProperties) throw new Error('request schemas describe open objects with additionalProperties, not patternProperties (Type.Record)');
+  const types = Array.isArray(copy.type) ? copy.type : [copy.type];
+  if (types.includes('string')) copy['x-storable-text'] = true;
+  if (types.includes('integer')) {
+    if (typeof copy.maximum !== 'number' || copy.maximum > MAX_REQUEST_INTEGER) copy.maximum = MAX_REQUEST_INTEGER;
+    if (typeof copy.minimum !== 'number' || copy.minimum < -MAX_REQUEST_INTEGER) copy.minimum = -MAX_REQUEST_INTEGER;
+  }
+  // Keys get their own keyword: Ajv does not say which key a custom keyword refused, its error's data does.
+  if (typeof copy.propertyNames === 'object' && copy.propertyNames !== null) {
+    copy.propertyNames = { ...(copy.propertyNames as object), 'x-storable-key': true };
+  } else if (copy.type === 'object' && copy.additionalProperties !== false) {
+    copy.propertyNames = { 'x-storable-key': true };
+  }
+  return copy;
+}
+
+/**
+ * Text PostgreSQL can store exactly: no U+0000 (refused by text columns) and no unpaired surrogate (JSON
+ * lets `"\ud800"` through; jsonb refuses it, text columns would store U+FFFD and answer another string
+ * than the one sent).
+ */
+export function isStorableText(text: string): boolean {
+  return !text.includes('\u0000') && text.isWellFormed();
+}
+
+const STORABLE_TEXT_MESSAGE = 'must be Unicode text without U+0000 or an unpaired surrogate';
+
+function addStorableTextKeywords(ajv: Ajv): void {
+  for (const keyword of ['x-storable-text', 'x-storable-key']) {
+    ajv.addKeyword({
+      keyword,
+      schemaType: 'boolean',
+      errors: true,
+      validate: function validateStorableText(_enabled: boolean, data: unknown) {
+        if (typeof data !== 'string' || isStorableText(data)) return true;
+        (validateStorableText as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+          { keyword, message: STORABLE_TEXT_MESSAGE, params: {} },
+        ];
+        return false;
+      },
+    });
+  }
+}
 
 /**
  * `x-money: { min, max }` (centavos) validates an amount given as a JSON number or a numeric string with
@@ -75,38 +167,72 @@ function moneyMessage(problem: string, bounds: { min: number; max: number }): st
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
+/** Deepest nesting of objects and arrays a body may have (docs/api-reference.md#request-rules). */
+export const MAX_JSON_DEPTH = 32;
+
 /**
- * Parses a JSON body. An empty body reads as `{}`. Keys that could poison prototypes (`__proto__`,
- * `constructor`, `prototype`) are removed at any depth and returned, so the request answers 422
- * `unknown_field` for them before any code could merge them into another object.
+ * Parses a JSON body. An empty body reads as `{}`. A body nested deeper than MAX_JSON_DEPTH is refused
+ * before it is parsed, by a scan of its text (no recursion, no allocation: a 64 KiB body of `[[[[…` costs
+ * one pass). Keys that could poison prototypes (`__proto__`, `constructor`, `prototype`) are removed at
+ * any depth and returned, so the request answers 422 `unknown_field` for them before any code could
+ * merge them into another object.
  */
 export function parseJsonBody(text: string): { body: unknown; forbiddenFields: string[] } {
   if (text.trim() === '') return { body: {}, forbiddenFields: [] };
+  if (nestingDepthExceeds(text, MAX_JSON_DEPTH)) {
+    throw new ApiError('MALFORMED_JSON', { message: `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.` });
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     throw new ApiError('MALFORMED_JSON');
   }
-  const forbiddenFields: string[] = [];
-  removeForbiddenKeys(body, [], forbiddenFields);
-  return { body, forbiddenFields };
+  return { body, forbiddenFields: removeForbiddenKeys(body) };
 }
 
-function removeForbiddenKeys(value: unknown, path: string[], found: string[]): void {
-  if (typeof value !== 'object' || value === null) return;
-  if (Array.isArray(value)) {
-    value.forEach((item, index) => removeForbiddenKeys(item, [...path, String(index)], found));
-    return;
-  }
-  for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key)) {
-      found.push([...path, key].join('.'));
-      delete (value as Record<string, unknown>)[key];
-    } else {
-      removeForbiddenKeys((value as Record<string, unknown>)[key], [...path, key], found);
+/** True when the JSON text opens more than `limit` objects or arrays at once (brackets inside strings do not count). */
+export function nestingDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
     }
   }
+  return false;
+}
+
+/** Deletes prototype-poisoning keys at any depth; returns their dotted paths. Iterative: depth never costs stack. */
+function removeForbiddenKeys(root: unknown): string[] {
+  const found: string[] = [];
+  const pending: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }];
+  const at = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
+  while (pending.length > 0) {
+    const { value, path } = pending.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => pending.push({ value: item, path: at(path, String(index)) }));
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      if (FORBIDDEN_KEYS.has(key)) {
+        found.push(at(path, key));
+        delete (value as Record<string, unknown>)[key];
+      } else {
+        pending.push({ value: (value as Record<string, unknown>)[key], path: at(path, key) });
+      }
+    }
+  }
+  return found.sort();
 }
 
 export function unknownFieldErrors(fields: string[]): FieldError[] {
@@ -124,10 +250,15 @@ export function fieldErrorsFromAjv(errors: ErrorObject[]): FieldError[] {
 }
 
 function toFieldError(error: ErrorObject): FieldError | null {
-  const path = error.instancePath.split('/').filter(Boolean).map(unescapePointer);
-  // An error of a key itself (propertyNames: a metadata key too long) names the key, like a value's error would.
+  // An empty key is a segment too: `/metadata/` is the key "" of metadata, reported as `metadata.`.
+  const path = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/').map(unescapePointer);
+  // An error of a key itself (propertyNames: a metadata key too long, or not storable text) names the key, like
+  // a value's error would.
   if (error.propertyName !== undefined && error.keyword === 'maxLength') {
     return { field: [...path, error.propertyName].join('.'), code: 'too_long', message: `keys must be at most ${(error.params as { limit: number }).limit} characters` };
+  }
+  if (error.keyword === 'x-storable-key') {
+    return { field: [...path, String(error.data)].join('.'), code: 'invalid_value', message: `keys ${STORABLE_TEXT_MESSAGE}` };
   }
   const at = (extra?: string) => [...path, ...(extra === undefined ? [] : [extra])].join('.') || '(body)';
   const params = error.params as Record<string, unknown>;
@@ -168,6 +299,8 @@ function toFieldError(error: ErrorObject): FieldError | null {
       return field('invalid_value', `must be ${JSON.stringify(params.allowedValue)}`);
     case 'x-money':
       return field(params.code as FieldErrorCode, error.message ?? 'is not a valid amount');
+    case 'x-storable-text':
+      return field('invalid_value', STORABLE_TEXT_MESSAGE);
     case 'propertyNames':
       return null; // reported by the nested error on the property name itself
     case 'anyOf':

@@ -1,7 +1,7 @@
 // Schemas of the balance routes (docs/api-reference.md#balance-and-movements).
 import { Type } from '@sinclair/typebox';
 import { PaginationQueryProperties } from '../http/pagination.ts';
-import { StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+import { PositiveId, StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
 
 export const BalanceSchema = Type.Object({
   business_code: Type.Integer(),
@@ -26,8 +26,7 @@ export const LedgerCheckSchema = Type.Object({
 export const MovementsQuery = StrictObject({
   ...PaginationQueryProperties,
   type: Type.Optional(StringEnum(['all', 'payment', 'transfer'], { default: 'all', description: 'Which movements to list' })),
-  before_id: Type.Optional(Type.Integer({
-    minimum: 1,
+  before_id: Type.Optional(PositiveId({
     description: 'Only movements with id < before_id, in data and meta: pin it (one above the newest id seen) for pages that do not shift while new movements arrive',
   })),
 });

@@ -15,9 +15,11 @@ const security = [{ adminToken: [] }];
 
 export async function registerAdminRoutes(app: App, { config, db, clock }: AppContext): Promise<void> {
   const adminRoute = { auth: 'admin' as const };
+  /** Routes whose answer shows a new key once. */
+  const showsKey = { auth: 'admin' as const, showsSecret: true as const };
 
   app.post('/partners', {
-    config: adminRoute,
+    config: showsKey,
     schema: {
       tags, security, summary: 'Create a partner and its first master key',
       body: schemas.CreatePartnerBody,
@@ -45,7 +47,7 @@ export async function registerAdminRoutes(app: App, { config, db, clock }: AppCo
   });
 
   app.post('/partners/:partner_id/master-keys', {
-    config: adminRoute,
+    config: showsKey,
     schema: {
       tags, security, summary: 'Create another master key for a partner (to rotate: create, switch, then revoke the old one)',
       params: schemas.PartnerIdParams,
@@ -69,7 +71,7 @@ export async function registerAdminRoutes(app: App, { config, db, clock }: AppCo
   });
 
   app.post('/merchants', {
-    config: adminRoute,
+    config: showsKey,
     schema: {
       tags, security, summary: 'Create a merchant with its balance and first API key',
       body: schemas.CreateMerchantBody,
@@ -129,15 +131,17 @@ export async function registerAdminRoutes(app: App, { config, db, clock }: AppCo
   });
 
   app.post('/merchants/:business_code/api-keys', {
-    config: adminRoute,
+    config: showsKey,
     schema: {
-      tags, security, summary: 'Create another API key for a merchant',
+      tags, security, summary: 'Create another API key for a merchant: a full merchant key, or a terminal key for a POS or kiosk',
       params: schemas.BusinessCodeParams,
-      response: { 201: schemas.CreatedMerchantKeySchema, ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+      body: schemas.CreateMerchantKeyBody,
+      response: { 201: schemas.CreatedMerchantKeySchema, ...errorResponses(...ADMIN_ERRORS, 400, 404, 413, 415, 422) },
     },
   }, async (request, reply) => {
-    const key = await db.transaction((tx) => merchants.createMerchantApiKey(tx, request.params.business_code, config.mode, clock.now()));
-    return reply.code(201).send({ api_key: key.apiKey, key_prefix: key.keyPrefix });
+    const kind = request.body.kind ?? 'merchant';
+    const key = await db.transaction((tx) => merchants.createMerchantApiKey(tx, request.params.business_code, config.mode, clock.now(), kind));
+    return reply.code(201).send({ api_key: key.apiKey, key_prefix: key.keyPrefix, kind: key.kind });
   });
 
   app.get('/merchants/:business_code/api-keys', {

@@ -1,8 +1,11 @@
-// API key material: readable kind prefixes, >= 128 random bits, SHA-256 at rest, a clear prefix to name a key.
+// API key material: readable prefixes telling the kind and the mode, >= 128 random bits, SHA-256 at rest,
+// a clear prefix to name a key.
 import { hash } from 'node:crypto';
 import type { Mode } from '../config.ts';
 import { randomBase62 } from '../ids.ts';
 
+/** Who holds a key: a merchant (all of its API), a merchant's terminal (QRs only), or a partner. */
+export type KeyKind = 'merchant' | 'terminal' | 'partner';
 export type KeyOwnerKind = 'merchant' | 'partner';
 
 /** Random part: 32 base62 characters ≈ 190 bits. */
@@ -10,8 +13,12 @@ const SECRET_LENGTH = 32;
 /** Characters after the kind prefix that stay in clear as `key_prefix`. */
 const VISIBLE_LENGTH = 8;
 
-export function keyKindPrefix(owner: KeyOwnerKind, mode: Mode): string {
-  return owner === 'merchant' ? `mk_${mode === 'live' ? 'live' : 'test'}_` : `pk_master_${mode === 'live' ? 'live' : 'test'}_`;
+const KIND_PREFIX: Record<KeyKind, string> = { merchant: 'mk', terminal: 'tk', partner: 'pk_master' };
+const MODE_TAG: Record<Mode, string> = { sandbox: 'test', live: 'live' };
+
+/** `mk_test_`, `tk_live_`, `pk_master_test_`…: what a key of `kind` made in `mode` starts with. */
+export function keyKindPrefix(kind: KeyKind, mode: Mode): string {
+  return `${KIND_PREFIX[kind]}_${MODE_TAG[mode]}_`;
 }
 
 export interface NewApiKey {
@@ -21,8 +28,8 @@ export interface NewApiKey {
   keyHash: string;
 }
 
-export function generateApiKey(owner: KeyOwnerKind, mode: Mode): NewApiKey {
-  const kindPrefix = keyKindPrefix(owner, mode);
+export function generateApiKey(kind: KeyKind, mode: Mode): NewApiKey {
+  const kindPrefix = keyKindPrefix(kind, mode);
   const apiKey = kindPrefix + randomBase62(SECRET_LENGTH);
   return { apiKey, keyPrefix: apiKey.slice(0, kindPrefix.length + VISIBLE_LENGTH), keyHash: hashApiKey(apiKey) };
 }
@@ -35,7 +42,12 @@ export function hashApiKey(apiKey: string): string {
   return hash('sha256', apiKey, 'hex');
 }
 
-/** A cheap shape check that spares the database a lookup for text that cannot be a key. */
-export function looksLikeApiKey(text: string): boolean {
-  return /^(mk_(test|live)|pk_master_(test|live))_[0-9A-Za-z]{32}$/.test(text);
+const KEY_SHAPE = /^(mk|tk|pk_master)_(test|live)_[0-9A-Za-z]{32}$/;
+const KIND_OF_PREFIX: Record<string, KeyKind> = { mk: 'merchant', tk: 'terminal', pk_master: 'partner' };
+
+/** The kind and mode a text's shape says, or null for text that cannot be a key (spares the database a lookup). */
+export function keyShapeOf(text: string): { kind: KeyKind; mode: Mode } | null {
+  const match = KEY_SHAPE.exec(text);
+  if (!match) return null;
+  return { kind: KIND_OF_PREFIX[match[1]!]!, mode: match[2] === 'live' ? 'live' : 'sandbox' };
 }

@@ -1,12 +1,12 @@
 // Schemas of the operator API for partners, merchants and keys (docs/api-reference.md#operator-api).
 import { Type, type Static } from '@sinclair/typebox';
-import { StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+import { PositiveId, StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
 
 /** Text that is not only spaces. */
 const notBlank = { pattern: '\\S', 'x-format-hint': 'must not be blank' };
 
-export const BusinessCodeParams = StrictObject({ business_code: Type.Integer({ minimum: 1, description: 'The merchant\'s business_code' }) });
-export const PartnerIdParams = StrictObject({ partner_id: Type.Integer({ minimum: 1 }) });
+export const BusinessCodeParams = StrictObject({ business_code: PositiveId({ description: 'The merchant\'s business_code' }) });
+export const PartnerIdParams = StrictObject({ partner_id: PositiveId() });
 export const KeyPrefixParams = StrictObject({ key_prefix: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export const CreatePartnerBody = StrictObject({
@@ -28,7 +28,7 @@ export const CreateMerchantBody = StrictObject({
   city: Type.Optional(Type.String({ minLength: 1, maxLength: 100, ...notBlank, description: 'Default La Paz' })),
   mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', 'x-format-hint': 'must be 4 digits', description: 'Merchant category code, 4 digits; default 5999' })),
   ach_enabled: Type.Optional(Type.Boolean({ description: 'ACH transfer module; default false' })),
-  partner_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  partner_id: Type.Optional(PositiveId()),
 });
 export type CreateMerchantBody = Static<typeof CreateMerchantBody>;
 
@@ -60,11 +60,26 @@ export const MerchantSchema = Type.Object({
   updated_at: Timestamp(),
 });
 
-export const CreatedMerchantKeySchema = Type.Object({ api_key: Type.String(), key_prefix: Type.String() });
+const KEY_KINDS = ['merchant', 'terminal'] as const;
+
+export const CreateMerchantKeyBody = StrictObject({
+  kind: Type.Optional(StringEnum(KEY_KINDS, {
+    default: 'merchant',
+    description: 'merchant: the whole merchant API; terminal (tk_…): a POS or kiosk key for QRs and their payments only',
+  })),
+});
+export type CreateMerchantKeyBody = Static<typeof CreateMerchantKeyBody>;
+
+export const CreatedMerchantKeySchema = Type.Object({
+  api_key: Type.String({ description: 'Shown once: only its SHA-256 is stored' }),
+  key_prefix: Type.String(),
+  kind: StringEnum(KEY_KINDS),
+});
 export const CreatedMasterKeySchema = Type.Object({ master_key: Type.String(), key_prefix: Type.String() });
 
 export const ApiKeyListingSchema = Type.Object({
   key_prefix: Type.String(),
+  kind: StringEnum(['merchant', 'terminal', 'partner'] as const),
   created_at: Timestamp(),
   last_used_at: Type.Union([Timestamp(), Type.Null()]),
   revoked_at: Type.Union([Timestamp(), Type.Null()]),

@@ -4,11 +4,11 @@ import type { Mode } from '../config.ts';
 import type { Queryable, Transaction } from '../db/database.ts';
 import { notFound } from '../http/errors.ts';
 import * as ledger from '../ledger/service.ts';
-import { generateApiKey } from './keys.ts';
+import { generateApiKey, type KeyKind } from './keys.ts';
 import * as store from './store.ts';
 import type { ApiKeyRow, KeyOwnerRow, MerchantRow, MerchantStatus, PartnerRow } from './store.ts';
 
-export type { ApiKeyRow, KeyOwnerRow, MerchantRow, MerchantStatus, PartnerRow } from './store.ts';
+export type { ApiKeyRow, KeyOwnerRow, KeyScope, MerchantRow, MerchantStatus, PartnerRow } from './store.ts';
 
 /** Channel telling every instance to drop its cached key verifications (revocation, suspension, module change). */
 export const AUTH_CHANGED_CHANNEL = 'mps_auth_changed';
@@ -97,6 +97,11 @@ export async function findPayoutAccount(db: Queryable, businessCode: number): Pr
   return store.findPayoutAccount(db, businessCode);
 }
 
+/** False for a suspended merchant: its QRs refuse payment, whatever channel reports one. */
+export async function acceptsPayments(db: Queryable, businessCode: number): Promise<boolean> {
+  return (await store.findMerchant(db, businessCode))?.status === 'active';
+}
+
 export async function getMerchant(db: Queryable, businessCode: number): Promise<MerchantRow> {
   const merchant = await store.findMerchant(db, businessCode);
   if (!merchant) throw notFound('merchant');
@@ -127,11 +132,18 @@ export async function updateMerchant(
   return merchant;
 }
 
-export async function createMerchantApiKey(tx: Transaction, businessCode: number, mode: Mode, now: Date): Promise<{ apiKey: string; keyPrefix: string }> {
+/** The kinds of key a merchant can hold: its full API key, or a terminal key (QRs and their payments only). */
+export type MerchantKeyKind = 'merchant' | 'terminal';
+
+/** Creates another key for a merchant; `kind` terminal makes a key for a POS or kiosk that cannot move money out. */
+export async function createMerchantApiKey(
+  tx: Transaction, businessCode: number, mode: Mode, now: Date, kind: MerchantKeyKind = 'merchant',
+): Promise<{ apiKey: string; keyPrefix: string; kind: MerchantKeyKind }> {
   if (!(await store.findMerchant(tx, businessCode))) throw notFound('merchant');
-  const key = generateApiKey('merchant', mode);
-  await store.insertApiKey(tx, { keyPrefix: key.keyPrefix, keyHash: key.keyHash, owner: { kind: 'merchant', businessCode } }, now);
-  return { apiKey: key.apiKey, keyPrefix: key.keyPrefix };
+  const key = generateApiKey(kind, mode);
+  const scope = kind === 'terminal' ? 'terminal' : 'full';
+  await store.insertApiKey(tx, { keyPrefix: key.keyPrefix, keyHash: key.keyHash, owner: { kind: 'merchant', businessCode, scope } }, now);
+  return { apiKey: key.apiKey, keyPrefix: key.keyPrefix, kind };
 }
 
 export async function createPartnerMasterKey(tx: Transaction, partnerId: number, mode: Mode, now: Date): Promise<{ masterKey: string; keyPrefix: string }> {
@@ -176,10 +188,17 @@ export async function isEmpty(db: Queryable): Promise<boolean> {
 export function toApiKeyListing(key: ApiKeyRow) {
   return {
     key_prefix: key.key_prefix,
+    kind: keyKindOf(key),
     created_at: key.created_at.toISOString(),
     last_used_at: key.last_used_at?.toISOString() ?? null,
     revoked_at: key.revoked_at?.toISOString() ?? null,
   };
+}
+
+/** What a stored key is: a merchant's full key, a merchant's terminal key, or a partner's master key. */
+export function keyKindOf(key: Pick<ApiKeyRow, 'owner_kind' | 'scope'>): KeyKind {
+  if (key.owner_kind === 'partner') return 'partner';
+  return key.scope === 'terminal' ? 'terminal' : 'merchant';
 }
 
 /** The wire form of a merchant for the operator. */

@@ -23,10 +23,14 @@ export interface PartnerRow {
   created_at: Date;
 }
 
+/** What a key may do: everything its owner may (`full`), or QRs and their payments only (`terminal`). */
+export type KeyScope = 'full' | 'terminal';
+
 export interface ApiKeyRow {
   id: number;
   key_prefix: string;
   owner_kind: KeyOwnerKind;
+  scope: KeyScope;
   business_code: number | null;
   partner_id: number | null;
   created_at: Date;
@@ -39,6 +43,7 @@ export interface KeyOwnerRow {
   key_id: number;
   key_prefix: string;
   owner_kind: KeyOwnerKind;
+  scope: KeyScope;
   business_code: number | null;
   partner_id: number | null;
   merchant_status: MerchantStatus | null;
@@ -46,7 +51,7 @@ export interface KeyOwnerRow {
 }
 
 const MERCHANT_COLUMNS = 'business_code, name, city, mcc, status, ach_enabled, partner_id, is_platform, created_at, updated_at';
-const API_KEY_COLUMNS = 'id, key_prefix, owner_kind, business_code, partner_id, created_at, last_used_at, revoked_at';
+const API_KEY_COLUMNS = 'id, key_prefix, owner_kind, scope, business_code, partner_id, created_at, last_used_at, revoked_at';
 
 export async function insertPartner(tx: Queryable, name: string, now: Date): Promise<PartnerRow> {
   const { rows } = await tx.query<PartnerRow>(
@@ -111,17 +116,22 @@ export async function updateMerchantSettings(
 
 export async function insertApiKey(
   tx: Queryable,
-  key: { keyPrefix: string; keyHash: string; owner: { kind: 'merchant'; businessCode: number } | { kind: 'partner'; partnerId: number } },
+  key: {
+    keyPrefix: string;
+    keyHash: string;
+    owner: { kind: 'merchant'; businessCode: number; scope: KeyScope } | { kind: 'partner'; partnerId: number };
+  },
   now: Date,
 ): Promise<ApiKeyRow> {
   const { rows } = await tx.query<ApiKeyRow>(
-    `insert into api_keys (key_prefix, key_hash, owner_kind, business_code, partner_id, created_at)
-     values ($1::text, $2::text, $3::text, $4::bigint, $5::bigint, $6::timestamptz)
+    `insert into api_keys (key_prefix, key_hash, owner_kind, scope, business_code, partner_id, created_at)
+     values ($1::text, $2::text, $3::text, $4::text, $5::bigint, $6::bigint, $7::timestamptz)
      returning ${API_KEY_COLUMNS}`,
     [
       key.keyPrefix,
       key.keyHash,
       key.owner.kind,
+      key.owner.kind === 'merchant' ? key.owner.scope : 'full',
       key.owner.kind === 'merchant' ? key.owner.businessCode : null,
       key.owner.kind === 'partner' ? key.owner.partnerId : null,
       now,
@@ -159,7 +169,7 @@ export async function revokeApiKey(tx: Queryable, keyPrefix: string, now: Date):
 
 export async function findKeyOwnerByHash(tx: Queryable, keyHash: string): Promise<KeyOwnerRow | undefined> {
   const { rows } = await tx.query<KeyOwnerRow>(
-    `select k.id as key_id, k.key_prefix, k.owner_kind, k.business_code, k.partner_id,
+    `select k.id as key_id, k.key_prefix, k.owner_kind, k.scope, k.business_code, k.partner_id,
             m.status as merchant_status, m.ach_enabled
        from api_keys k
        left join merchants m on m.business_code = k.business_code

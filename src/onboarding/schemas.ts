@@ -24,7 +24,11 @@ const MetadataValue = Type.Unsafe<string | number | boolean | null>({
   description: `A string of at most ${METADATA_MAX_STRING_LENGTH} characters, a number, a boolean or null`,
 });
 
-export const MetadataSchema = Type.Record(Type.String(), MetadataValue, {
+// additionalProperties rather than Type.Record: TypeBox writes a record as patternProperties `^(.*)$`, whose
+// `.` does not match a line break, so a key such as "a\n" would escape every rule on its value.
+export const MetadataSchema = Type.Unsafe<Record<string, string | number | boolean | null>>({
+  type: 'object',
+  additionalProperties: MetadataValue,
   maxProperties: METADATA_MAX_KEYS,
   propertyNames: { maxLength: METADATA_MAX_KEY_LENGTH },
   description: `Up to ${METADATA_MAX_KEYS} keys of at most ${METADATA_MAX_KEY_LENGTH} characters; returned unchanged in the query and in every onboarding_intent.* webhook`,

@@ -57,15 +57,29 @@ export function flowUrlOf(config: Pick<Config, 'publicBaseUrl'>, token: string):
 // Create and read (partner API)
 
 /** What the schema cannot say about a redirect URL: it must parse, with a host. */
-function checkRedirectUrl(field: string, value: string | undefined, errors: FieldError[]): void {
-  if (value === undefined) return;
+/** A host name, IPv4 address or bracketed IPv6 address, as URL parsing leaves it (lower case, punycode). */
+const PLAIN_HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*\.?|\[[0-9a-f:.]+\])$/;
+
+/**
+ * The origin of a partner's redirect URL when it is an absolute http(s) URL whose host is a plain name or
+ * address, else null. URL parsing lets characters such as `;` through in a host, and the origin goes into
+ * the flow pages' Content-Security-Policy: `https://a;frame-ancestors *` must never become a directive.
+ */
+export function redirectOriginOf(value: string): string | null {
+  let url: URL;
   try {
-    const url = new URL(value);
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '') return;
+    url = new URL(value);
   } catch {
-    // reported below
+    return null;
   }
-  errors.push({ field, code: 'invalid_format', message: 'must be an absolute http or https URL' });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (!PLAIN_HOST.test(url.hostname) || url.username || url.password) return null;
+  return url.origin;
+}
+
+function checkRedirectUrl(field: string, value: string | undefined, errors: FieldError[]): void {
+  if (value === undefined || redirectOriginOf(value) !== null) return;
+  errors.push({ field, code: 'invalid_format', message: 'must be an absolute http or https URL with a plain host name and no credentials' });
 }
 
 export async function createIntent(

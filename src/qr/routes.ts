@@ -54,7 +54,7 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
     return found;
   };
   /** A QR of this merchant, through the read cache. */
-  const readOwnQr = async (businessCode: number, qrId: string) => ownQr(businessCode, await watcher.cache.read(qrId, () => qrs.findQrById(db, qrId)));
+  const readOwnQr = async (businessCode: number, qrId: string) => ownQr(businessCode, await watcher.readById(qrId));
 
   // POS polling reads the same state again and again: the ETag and JSON of a cached read are built once
   // and kept until its effective state can next change by itself (its expiry). The view is a pure function
@@ -75,7 +75,7 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
   const security = [{ apiKey: [] }];
 
   app.post('/api/v2/simple-qrs', {
-    config: { auth: 'merchant', idempotency: 'optional' },
+    config: { auth: 'merchant', terminal: true, idempotency: 'optional' },
     schema: {
       tags, security,
       summary: 'Create a payment QR',
@@ -107,7 +107,7 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
   });
 
   app.get('/api/v2/simple-qrs/:id', {
-    config: { auth: 'merchant' },
+    config: { auth: 'merchant', terminal: true },
     schema: {
       tags, security,
       summary: 'Read a QR (ETag / If-None-Match → 304; ?wait=N long poll)',
@@ -135,7 +135,7 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
   });
 
   app.get('/api/v2/simple-qrs', {
-    config: { auth: 'merchant' },
+    config: { auth: 'merchant', terminal: true },
     schema: {
       tags, security,
       summary: 'List QRs, newest first (status filters by effective status)',
@@ -151,7 +151,7 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
   });
 
   app.post('/api/v2/simple-qrs/:id/cancel', {
-    config: { auth: 'merchant' },
+    config: { auth: 'merchant', terminal: true },
     schema: {
       tags, security,
       summary: 'Cancel an ACTIVE QR',
@@ -168,7 +168,7 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
   });
 
   app.get('/api/v2/simple-qrs/:id/payments', {
-    config: { auth: 'merchant' },
+    config: { auth: 'merchant', terminal: true },
     schema: {
       tags, security,
       summary: 'Payments of a QR, newest first',
@@ -186,7 +186,7 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
   // Sandbox endpoints exist only in MODE=sandbox; in live mode the path is simply not found (404).
   if (config.mode === 'sandbox') {
     app.post('/api/v2/sandbox/simple-qrs/:id/payments', {
-      config: { auth: 'merchant' },
+      config: { auth: 'merchant', terminal: true },
       schema: {
         tags: ['sandbox'], security,
         summary: 'Simulate a payer\'s bank paying a QR (sandbox only)',

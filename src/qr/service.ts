@@ -363,6 +363,9 @@ export async function receivePayment(db: Database, config: Pick<Config, 'publicB
       : await getQrOfMerchant(tx, notice.businessCode, notice.qrId);
     if (!current) throw notFound('QR');
     const amountCentavos = resolvePaymentAmount(current.qr, notice.amountCentavos);
+    if (!(await merchants.acceptsPayments(tx, current.qr.business_code))) {
+      throw new ApiError('QR_NOT_PAYABLE', { message: `QR ${current.qr.id} does not accept payments: its merchant is suspended.` });
+    }
     const claimed = await store.claimQrForPayment(tx, current.qr.id, amountCentavos, now);
     if (!claimed) throw new ApiError('QR_NOT_PAYABLE', { message: `QR ${current.qr.id} does not accept payments: it is ${effectiveState(current.qr, now).status}.` });
     const maskedAccount = maskAccountNumber(notice.payer.accountNumber);

@@ -6,15 +6,21 @@
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../time.ts';
 import { QrReadCache } from './read-cache.ts';
-import { effectiveState, etagOf, ifNoneMatchHits, QR_CHANGED_CHANNEL, subscribeLocalQrChanges, type QrWithLastPayment } from './service.ts';
+import {
+  effectiveState, etagOf, findQrById, findQrByPayToken, ifNoneMatchHits, QR_CHANGED_CHANNEL, subscribeLocalQrChanges, type QrWithLastPayment,
+} from './service.ts';
 
 /** Longest a waiter sleeps without re-reading its QR. */
 export const RECHECK_MS = 2_000;
+/** Pay tokens remembered with their QR id; past this many the map starts afresh (a token costs one read again). */
+const MAX_REMEMBERED_TOKENS = 50_000;
 
 export class QrWatcher {
   private readonly waiters = new Map<string, Set<() => void>>();
   /** Recorded QR state shared by the API and the pay pages; dropped before waiters wake, so they re-read fresh state. */
   readonly cache = new QrReadCache();
+  /** Pay token → QR id: a token never changes its QR, so the public page and its long poll read through `cache` too. */
+  private readonly qrIdsByToken = new Map<string, string>();
   private unlisten: (() => Promise<void>) | null = null;
   private unsubscribeLocal: (() => void) | null = null;
   private closed = false;
@@ -28,6 +34,23 @@ export class QrWatcher {
       this.cache.clear();
       this.wakeAll();
     });
+  }
+
+  /** A QR by its id, through the shared cache: every poller of one QR costs one database read per cache lifetime. */
+  readById(qrId: string): Promise<QrWithLastPayment | undefined> {
+    return this.cache.read(qrId, () => findQrById(this.db, qrId));
+  }
+
+  /** A QR by its pay token (the public page), through the same cache once its id is known. */
+  async readByPayToken(token: string): Promise<QrWithLastPayment | undefined> {
+    const qrId = this.qrIdsByToken.get(token);
+    if (qrId !== undefined) return this.readById(qrId);
+    const found = await findQrByPayToken(this.db, token);
+    if (found) {
+      if (this.qrIdsByToken.size >= MAX_REMEMBERED_TOKENS) this.qrIdsByToken.clear();
+      this.qrIdsByToken.set(token, found.qr.id);
+    }
+    return found;
   }
 
   /** Ends every wait (shutdown) and stops listening. */

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { BankConfig } from '../config.ts';
 import { PageSchema, PaginationQueryProperties } from '../http/pagination.ts';
-import { CurrencySchema, MoneyAmount, StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+import { CurrencySchema, MoneyAmount, PositiveId, StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
 
 export const TRANSFER_STATUSES = ['PENDING', 'IN_TRANSIT', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
@@ -14,9 +14,6 @@ export type FailureCode = (typeof FAILURE_CODES)[number];
 /** docs/api-reference.md#create-a-transfer: 0.10 to 20000.00 BOB, in centavos. */
 export const MIN_TRANSFER_CENTAVOS = 10;
 export const MAX_TRANSFER_CENTAVOS = 2_000_000;
-
-/** Largest id a client can send: ids are bigint in the database and must stay exact in JSON. */
-const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /**
  * The body of POST /api/v2/transfers. `bank_code` is an enum of the configured banks, with the field code
@@ -58,7 +55,7 @@ export function createTransferBodySchema(banks: readonly BankConfig[]) {
 export type CreateTransferBody = Static<ReturnType<typeof createTransferBodySchema>>;
 
 export const TransferIdParams = StrictObject({
-  id: Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Transfer id' }),
+  id: PositiveId({ description: 'Transfer id' }),
 });
 
 export const ListTransfersQuery = StrictObject({

@@ -8,7 +8,6 @@
 import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
-import type { Mode } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { randomBase62 } from '../ids.ts';
@@ -17,7 +16,7 @@ import type { Job } from '../workers/runner.ts';
 import type { WebhookMetrics } from './metrics.ts';
 import { DELIVERIES_CHANNEL, signingSecrets } from './service.ts';
 import { signedHeaders, type SignedHeaders } from './signing.ts';
-import { guardedLookup, refuseBlockedLiteral, SsrfRefusedError } from './ssrf.ts';
+import { guardedLookup, refuseAtDelivery, SsrfRefusedError, type DestinationPolicy } from './ssrf.ts';
 import * as store from './store.ts';
 import type { ClaimedDelivery, DeliveryResult, EndpointRow } from './store.ts';
 
@@ -36,7 +35,8 @@ const MAX_ERROR_LENGTH = 500;
 export interface DispatcherOptions {
   db: Database;
   clock: Clock;
-  mode: Mode;
+  /** Where deliveries may go (ssrf.ts): https only in live mode, guarded addresses in live or when denied. */
+  destinations: DestinationPolicy;
   timeoutMs: number;
   retryScheduleMs: number[];
   metrics?: WebhookMetrics;
@@ -219,12 +219,12 @@ export class Dispatcher {
 
   /** POSTs the body and resolves with the status code; no redirect is followed; the whole exchange is bounded by the timeout. */
   private post(urlText: string, body: string, headers: SignedHeaders): Promise<number> {
-    const { mode, timeoutMs } = this.options;
+    const { destinations, timeoutMs } = this.options;
     return new Promise<number>((resolve, reject) => {
       let url: URL;
       try {
         url = new URL(urlText);
-        if (mode === 'live') refuseBlockedLiteral(url);
+        refuseAtDelivery(url, destinations);
       } catch (error) {
         reject(error);
         return;
@@ -239,8 +239,8 @@ export class Dispatcher {
           'content-length': String(Buffer.byteLength(body)),
           'user-agent': 'merchant-payments-webhooks/1.0',
         },
-        // Live mode: resolve, refuse blocked addresses, connect to the checked address (ssrf.ts).
-        ...(mode === 'live' ? { lookup: guardedLookup as unknown as typeof import('node:dns').lookup } : {}),
+        // Guarded: resolve, refuse blocked addresses, connect to the checked address (ssrf.ts).
+        ...(destinations.guardAddresses ? { lookup: guardedLookup as unknown as typeof import('node:dns').lookup } : {}),
       });
       const timer = setTimeout(() => {
         const error = new Error(`timed out after ${timeoutMs} ms`);

@@ -8,11 +8,14 @@ import { PageSchema, pageMeta, pageOffset, pageRequest } from '../http/paginatio
 import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
 import * as schemas from './schemas.ts';
 import * as webhooks from './service.ts';
+import { destinationPolicyOf } from './ssrf.ts';
 import type { EndpointRow } from './service.ts';
 
 const tags = ['webhooks'];
 const security = [{ apiKey: [] }];
 const routeConfig = { auth: 'merchant_or_partner' as const };
+/** Create and rotate-secret show the signing secret, once. */
+const showsSecret = { auth: 'merchant_or_partner' as const, showsSecret: true as const };
 const WRITE_ERRORS = [...AUTHENTICATED_ERRORS, 400, 413, 415, 422] as const;
 
 function endpointView(endpoint: EndpointRow) {
@@ -32,8 +35,9 @@ function endpointWithSecret(endpoint: EndpointRow) {
 }
 
 export async function registerWebhookEndpointRoutes(app: App, { config, db, clock }: AppContext): Promise<void> {
+  const destinations = destinationPolicyOf(config);
   app.post('/api/v2/webhook-endpoints', {
-    config: routeConfig,
+    config: showsSecret,
     schema: {
       tags, security, summary: 'Register an endpoint that receives signed event webhooks; the secret is shown once',
       body: schemas.CreateEndpointBody,
@@ -41,7 +45,7 @@ export async function registerWebhookEndpointRoutes(app: App, { config, db, cloc
     },
   }, async (request, reply) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    const endpoint = await db.transaction((tx) => webhooks.createEndpoint(tx, owner, request.body, config.mode, clock.now()));
+    const endpoint = await db.transaction((tx) => webhooks.createEndpoint(tx, owner, request.body, destinations, clock.now()));
     return reply.code(201).send(endpointWithSecret(endpoint));
   });
 
@@ -83,7 +87,7 @@ export async function registerWebhookEndpointRoutes(app: App, { config, db, cloc
     },
   }, async (request) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    const endpoint = await db.transaction((tx) => webhooks.updateEndpoint(tx, owner, request.params.id, request.body, config.mode, clock.now()));
+    const endpoint = await db.transaction((tx) => webhooks.updateEndpoint(tx, owner, request.params.id, request.body, destinations, clock.now()));
     if (!endpoint) throw notFound('webhook endpoint');
     return endpointView(endpoint);
   });
@@ -103,7 +107,7 @@ export async function registerWebhookEndpointRoutes(app: App, { config, db, cloc
   });
 
   app.post('/api/v2/webhook-endpoints/:id/rotate-secret', {
-    config: routeConfig,
+    config: showsSecret,
     schema: {
       tags, security,
       summary: 'Replace the signing secret; for 24 hours deliveries carry signatures with both the new and the previous secret',

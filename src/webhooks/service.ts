@@ -1,6 +1,5 @@
 // The rules of webhook endpoints (docs/api-reference.md#webhooks-and-events): who owns them, which URLs and filters are accepted, secret
 // rotation with a 24 h overlap, and redelivery. Fan-out and dispatch live in fanout.ts and dispatcher.ts.
-import type { Mode } from '../config.ts';
 import type { Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import type { EventOwner, EventOwnerKind } from '../events/service.ts';
@@ -8,7 +7,7 @@ import type { Principal } from '../http/auth.ts';
 import { validationError, type FieldError } from '../http/errors.ts';
 import { randomBase62 } from '../ids.ts';
 import { newWebhookSecret, ROTATION_OVERLAP_MS } from './signing.ts';
-import { liveUrlProblem } from './ssrf.ts';
+import { destinationUrlProblem, type DestinationPolicy } from './ssrf.ts';
 import * as store from './store.ts';
 import type { AttemptRow, EndpointRow, EndpointStatus } from './store.ts';
 
@@ -32,8 +31,8 @@ function ownerKey(owner: EventOwner): [EventOwnerKind, number] {
   return owner.kind === 'merchant' ? ['merchant', owner.businessCode] : ['partner', owner.partnerId];
 }
 
-/** The problem of a URL as a field error, or null. Live mode also refuses http and blocked IP literals. */
-export function urlFieldError(text: string, mode: Mode): FieldError | null {
+/** The problem of a URL as a field error, or null. The destination policy may also refuse http and blocked IP literals. */
+export function urlFieldError(text: string, destinations: DestinationPolicy): FieldError | null {
   let url: URL;
   try {
     url = new URL(text);
@@ -46,10 +45,8 @@ export function urlFieldError(text: string, mode: Mode): FieldError | null {
   if (url.username || url.password) {
     return { field: 'url', code: 'invalid_format', message: 'must not carry credentials; authenticate deliveries by their signature' };
   }
-  if (mode === 'live') {
-    const problem = liveUrlProblem(url);
-    if (problem) return { field: 'url', code: 'invalid_value', message: problem };
-  }
+  const problem = destinationUrlProblem(url, destinations);
+  if (problem) return { field: 'url', code: 'invalid_value', message: problem };
   return null;
 }
 
@@ -69,10 +66,10 @@ export interface EndpointSettings {
   status?: EndpointStatus;
 }
 
-function checkSettings(settings: EndpointSettings, mode: Mode): string[] | undefined {
+function checkSettings(settings: EndpointSettings, destinations: DestinationPolicy): string[] | undefined {
   const errors: FieldError[] = [];
   if (settings.url !== undefined) {
-    const error = urlFieldError(settings.url, mode);
+    const error = urlFieldError(settings.url, destinations);
     if (error) errors.push(error);
   }
   let eventTypes: string[] | undefined;
@@ -86,9 +83,9 @@ function checkSettings(settings: EndpointSettings, mode: Mode): string[] | undef
 }
 
 export async function createEndpoint(
-  tx: Transaction, owner: EventOwner, settings: { url: string; events?: string[]; description?: string }, mode: Mode, now: Date,
+  tx: Transaction, owner: EventOwner, settings: { url: string; events?: string[]; description?: string }, destinations: DestinationPolicy, now: Date,
 ): Promise<EndpointRow> {
-  const eventTypes = checkSettings(settings, mode) ?? ['*'];
+  const eventTypes = checkSettings(settings, destinations) ?? ['*'];
   const [ownerKind, ownerId] = ownerKey(owner);
   return store.insertEndpoint(tx, {
     id: newEndpointId(), ownerKind, ownerId, url: settings.url, description: settings.description ?? null, eventTypes, secret: newWebhookSecret(),
@@ -109,9 +106,9 @@ export async function getEndpoint(tx: Queryable, owner: EventOwner, id: string):
 
 /** PATCH: disabling an endpoint fails its pending deliveries (a redelivery sends them again once re-enabled). */
 export async function updateEndpoint(
-  tx: Transaction, owner: EventOwner, id: string, settings: EndpointSettings, mode: Mode, now: Date,
+  tx: Transaction, owner: EventOwner, id: string, settings: EndpointSettings, destinations: DestinationPolicy, now: Date,
 ): Promise<EndpointRow | undefined> {
-  const eventTypes = checkSettings(settings, mode);
+  const eventTypes = checkSettings(settings, destinations);
   const [ownerKind, ownerId] = ownerKey(owner);
   const updated = await store.updateEndpointSettings(tx, ownerKind, ownerId, id, {
     url: settings.url ?? null,

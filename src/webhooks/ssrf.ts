@@ -1,5 +1,6 @@
-// SSRF guard of live mode (docs/api-reference.md#webhook-destination-guard): a webhook URL must be https and must not reach loopback, private,
-// link-local, CGNAT, metadata or otherwise reserved addresses. URLs are checked when saved (scheme and IP
+// The SSRF guard of webhook destinations (docs/api-reference.md#webhook-destination-guard): in live mode a
+// webhook URL must be https, and (live, or a sandbox with WEBHOOK_PRIVATE_TARGETS=deny) it must not reach
+// loopback, private, link-local, CGNAT, metadata or otherwise reserved addresses, in any IPv6 spelling. URLs are checked when saved (scheme and IP
 // literals) and again at delivery, after DNS resolution, by a lookup function handed to the HTTP client:
 // it resolves the name, refuses if any address is blocked, and returns the checked addresses, so the
 // socket connects to exactly what was checked and a DNS rebinding between check and connect cannot
@@ -15,10 +16,9 @@ interface BlockedRange {
 }
 
 // Metadata addresses first, so they are named as such (169.254.169.254 is also link-local).
-const BLOCKED_RANGES: BlockedRange[] = [
+const BLOCKED_IPV4: BlockedRange[] = [
   { network: '169.254.169.254', prefix: 32, family: 'ipv4', reason: 'cloud metadata' },
   { network: '100.100.100.200', prefix: 32, family: 'ipv4', reason: 'cloud metadata' },
-  { network: 'fd00:ec2::254', prefix: 128, family: 'ipv6', reason: 'cloud metadata' },
   { network: '0.0.0.0', prefix: 8, family: 'ipv4', reason: 'unspecified' },
   { network: '10.0.0.0', prefix: 8, family: 'ipv4', reason: 'private' },
   { network: '100.64.0.0', prefix: 10, family: 'ipv4', reason: 'CGNAT' },
@@ -33,28 +33,80 @@ const BLOCKED_RANGES: BlockedRange[] = [
   { network: '203.0.113.0', prefix: 24, family: 'ipv4', reason: 'reserved' },
   { network: '224.0.0.0', prefix: 4, family: 'ipv4', reason: 'multicast' },
   { network: '240.0.0.0', prefix: 4, family: 'ipv4', reason: 'reserved' },
+];
+
+// IPv6. The transition forms carry an IPv4 address inside, and a gateway or the host's own stack may
+// deliver to it: IPv4-mapped (::ffff:0:0/96) is checked as its IPv4 address (resolvers return it for
+// IPv4-only names), while the deprecated or translated forms — IPv4-compatible (::/96), SIIT
+// (::ffff:0:0:0/96), NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48), 6to4 (2002::/16) and Teredo
+// (2001::/32) — are refused whole: no legitimate webhook receiver needs them, and decoding each (Teredo
+// hides its client address XORed) would be a place for a mistake.
+const BLOCKED_IPV6: BlockedRange[] = [
+  { network: 'fd00:ec2::254', prefix: 128, family: 'ipv6', reason: 'cloud metadata' },
   { network: '::', prefix: 128, family: 'ipv6', reason: 'unspecified' },
   { network: '::1', prefix: 128, family: 'ipv6', reason: 'loopback' },
+  { network: '::', prefix: 96, family: 'ipv6', reason: 'IPv4-compatible' },
+  { network: '::ffff:0:0:0', prefix: 96, family: 'ipv6', reason: 'SIIT' },
   { network: '64:ff9b::', prefix: 96, family: 'ipv6', reason: 'NAT64' },
+  { network: '64:ff9b:1::', prefix: 48, family: 'ipv6', reason: 'NAT64' },
   { network: '100::', prefix: 64, family: 'ipv6', reason: 'reserved' },
+  { network: '2001::', prefix: 32, family: 'ipv6', reason: 'Teredo' },
   { network: '2001:db8::', prefix: 32, family: 'ipv6', reason: 'reserved' },
-  { network: 'fc00::', prefix: 7, family: 'ipv6', reason: 'private' },
+  { network: '2002::', prefix: 16, family: 'ipv6', reason: '6to4' },
+  { network: 'fc00::', prefix: 7, family: 'ipv6', reason: 'unique-local' },
   { network: 'fe80::', prefix: 10, family: 'ipv6', reason: 'link-local' },
+  { network: 'fec0::', prefix: 10, family: 'ipv6', reason: 'site-local' },
   { network: 'ff00::', prefix: 8, family: 'ipv6', reason: 'multicast' },
 ];
 
-const blockLists = BLOCKED_RANGES.map((range) => {
+const toBlockLists = (ranges: BlockedRange[]) => ranges.map((range) => {
   const list = new net.BlockList();
   list.addSubnet(range.network, range.prefix, range.family);
   return { list, reason: range.reason };
 });
+const ipv4Lists = toBlockLists(BLOCKED_IPV4);
+const ipv6Lists = toBlockLists(BLOCKED_IPV6);
 
-/** Why an IP address may not receive webhooks in live mode, or null for a public address. IPv4-mapped IPv6 counts as its IPv4. */
+/** The IPv4 address inside an IPv4-mapped IPv6 address (::ffff:a.b.c.d, in any spelling), or null. */
+function mappedIpv4Of(address: string): string | null {
+  const groups = ipv6Groups(address);
+  if (!groups || groups.slice(0, 5).some((g) => g !== 0) || groups[5] !== 0xffff) return null;
+  return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
+}
+
+/** The eight 16-bit groups of an IPv6 address (with `::` and a trailing dotted IPv4 expanded), or null. */
+function ipv6Groups(address: string): number[] | null {
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const left = parse(head);
+  const right = tail === undefined ? [] : parse(tail);
+  const missing = 8 - left.length - right.length;
+  if (tail === undefined ? missing !== 0 : missing < 0) return null;
+  const groups = [...left, ...Array<number>(missing).fill(0), ...right];
+  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+/**
+ * Why an IP address may not receive webhooks when the guard is on, or null for a public address. An
+ * IPv4-mapped IPv6 address counts as its IPv4 address; the other transition forms are refused whole.
+ */
 export function blockedAddressReason(address: string): string | null {
   const family = net.isIP(address);
   if (family === 0) return 'not an IP address';
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  for (const { list, reason } of blockLists) if (list.check(address, type)) return reason;
+  if (family === 4) return firstMatch(ipv4Lists, address, 'ipv4');
+  const mapped = mappedIpv4Of(address);
+  if (mapped !== null) return firstMatch(ipv4Lists, mapped, 'ipv4');
+  return firstMatch(ipv6Lists, address, 'ipv6');
+}
+
+function firstMatch(lists: Array<{ list: net.BlockList; reason: string }>, address: string, type: 'ipv4' | 'ipv6'): string | null {
+  for (const { list, reason } of lists) if (list.check(address, type)) return reason;
   return null;
 }
 
@@ -64,23 +116,42 @@ function hostOf(url: URL): string {
 }
 
 /**
- * What live mode refuses of a URL before any DNS: a scheme other than https, or an IP literal in a blocked
- * range. Returns the reason, or null. (Names are checked after resolution, at delivery.)
+ * Where webhooks may go. Live mode requires https and guards addresses; a sandbox guards addresses too when
+ * WEBHOOK_PRIVATE_TARGETS=deny (a sandbox open to outside integrators), and by default lets developers
+ * point endpoints at localhost.
  */
-export function liveUrlProblem(url: URL): string | null {
-  if (url.protocol !== 'https:') return 'must use https in live mode';
+export interface DestinationPolicy {
+  requireHttps: boolean;
+  guardAddresses: boolean;
+}
+
+export function destinationPolicyOf(config: { mode: 'sandbox' | 'live'; webhookPrivateTargets: 'allow' | 'deny' }): DestinationPolicy {
+  return { requireHttps: config.mode === 'live', guardAddresses: config.mode === 'live' || config.webhookPrivateTargets === 'deny' };
+}
+
+/**
+ * What the policy refuses of a URL before any DNS: a scheme other than https, or an IP literal in a blocked
+ * range. Returns the reason (shown to the endpoint's owner, who typed the URL), or null. Names are checked
+ * after resolution, at delivery.
+ */
+export function destinationUrlProblem(url: URL, policy: DestinationPolicy): string | null {
+  if (policy.requireHttps && url.protocol !== 'https:') return 'must use https in live mode';
   const host = hostOf(url);
-  if (net.isIP(host)) {
+  if (policy.guardAddresses && net.isIP(host)) {
     const reason = blockedAddressReason(host);
-    if (reason) return `must not point to a ${reason} address (${host})`;
+    if (reason) return `must not point to a ${reason} address`;
   }
   return null;
 }
 
+/**
+ * A delivery the guard stopped. Its message is all the attempt records, and it is deliberately the same for
+ * every refusal: an endpoint's owner must not learn what an internal name resolved to.
+ */
 export class SsrfRefusedError extends Error {
   readonly code = 'SSRF_REFUSED';
-  constructor(message: string) {
-    super(message);
+  constructor() {
+    super('destination not allowed');
     this.name = 'SsrfRefusedError';
   }
 }
@@ -95,18 +166,14 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
 export function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
   dns.lookup(hostname, { all: true, family: options.family ?? 0, hints: options.hints }, (error, addresses) => {
     if (error) return callback(error, '');
-    for (const { address } of addresses) {
-      const reason = blockedAddressReason(address);
-      if (reason) return callback(new SsrfRefusedError(`refused: ${hostname} resolves to ${address}, a ${reason} address`), '');
-    }
+    if (addresses.some(({ address }) => blockedAddressReason(address) !== null)) return callback(new SsrfRefusedError(), '');
     if (addresses.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');
     if (options.all) return callback(null, addresses);
     return callback(null, addresses[0]!.address, addresses[0]!.family);
   });
 }
 
-/** The delivery-time check of an IP literal host (net.connect skips `lookup` for literals). */
-export function refuseBlockedLiteral(url: URL): void {
-  const problem = liveUrlProblem(url);
-  if (problem) throw new SsrfRefusedError(`refused: URL ${problem}`);
+/** The delivery-time check of the scheme and of an IP literal host (net.connect skips `lookup` for literals). */
+export function refuseAtDelivery(url: URL, policy: DestinationPolicy): void {
+  if (destinationUrlProblem(url, policy)) throw new SsrfRefusedError();
 }

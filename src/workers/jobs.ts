@@ -7,6 +7,7 @@ import { sweepExpiredQrs } from '../qr/service.ts';
 import { advanceOneDueTransfer, transferRailFor } from '../transfers/service.ts';
 import { Dispatcher } from '../webhooks/dispatcher.ts';
 import { Fanout } from '../webhooks/fanout.ts';
+import { destinationPolicyOf } from '../webhooks/ssrf.ts';
 import { webhookMetrics } from '../webhooks/metrics.ts';
 import type { Job } from './runner.ts';
 
@@ -22,7 +23,7 @@ export interface BackgroundJobOptions {
 export function backgroundJobs({ config, db, clock }: AppContext, options: BackgroundJobOptions = {}): Job[] {
   const metrics = options.metrics ? webhookMetrics(options.metrics) : undefined;
   const dispatcher = new Dispatcher({
-    db, clock, metrics, mode: config.mode, timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs,
+    db, clock, metrics, destinations: destinationPolicyOf(config), timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs,
     onError: options.onError,
   });
   const jobs: Job[] = [

@@ -260,9 +260,18 @@ describe('mps CLI on an embedded DATA_DIR (pglite)', { timeout: CLI_TIMEOUT_MS }
   it('key create prints another API key of the merchant', async () => {
     const result = await runCli(['key', 'create', String(merchant.business_code)], env);
     expect(result.exitCode).toBe(0);
-    expect(result.json).toEqual({ api_key: expect.stringMatching(/^mk_test_/), key_prefix: expect.stringMatching(/^mk_test_/) });
+    expect(result.json).toEqual({ api_key: expect.stringMatching(/^mk_test_/), key_prefix: expect.stringMatching(/^mk_test_/), kind: 'merchant' });
     expect(result.json.api_key).not.toBe(merchant.api_key);
     secondKey = result.json;
+  });
+
+  it('key create --kind terminal prints a terminal key (tk_…); any other kind is a usage error', async () => {
+    const result = await runCli(['key', 'create', String(merchant.business_code), '--kind', 'terminal'], env);
+    expect(result.exitCode).toBe(0);
+    expect(result.json).toEqual({ api_key: expect.stringMatching(/^tk_test_[0-9A-Za-z]{32}$/), key_prefix: expect.stringMatching(/^tk_test_/), kind: 'terminal' });
+    const wrong = await runCli(['key', 'create', String(merchant.business_code), '--kind', 'partner'], env);
+    expect(wrong.exitCode).not.toBe(0);
+    expect(wrong.stderr).toMatch(/--kind/);
   });
 
   it('key revoke prints the revoked key prefix and time', async () => {
@@ -341,7 +350,8 @@ describe('mps CLI on an embedded DATA_DIR (pglite)', { timeout: CLI_TIMEOUT_MS }
     expect(result.exitCode).toBe(0);
     expect(result.json.data).toEqual([
       expect.objectContaining({ key_prefix: merchant.key_prefix, created_at: expect.stringMatching(ISO_UTC), revoked_at: expect.stringMatching(ISO_UTC) }),
-      expect.objectContaining({ key_prefix: secondKey.key_prefix, created_at: expect.stringMatching(ISO_UTC), revoked_at: null }),
+      expect.objectContaining({ key_prefix: secondKey.key_prefix, kind: 'merchant', created_at: expect.stringMatching(ISO_UTC), revoked_at: null }),
+      expect.objectContaining({ key_prefix: expect.stringMatching(/^tk_test_/), kind: 'terminal', revoked_at: null }),
     ]);
     expect(result.stdout).not.toContain(secondKey.api_key);
   });

@@ -84,6 +84,7 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
     DATABASE_URL: 'memory://', // replaced below: the test decides the database
     ADMIN_TOKEN,
     RATE_LIMIT: 'off',
+    PUBLIC_RATE_LIMIT: 'off',
     LOG_LEVEL: 'silent',
     SANDBOX_SETTLEMENT: 'off',
     ...options.env,

@@ -1,10 +1,11 @@
-// Each test file gets its own database: a clone of the migrated template on PostgreSQL, or a fresh
-// migrated in-memory PGlite (docs/architecture.md, habit 11).
+// Each test file gets its own database: a clone of the migrated template, on PostgreSQL (CREATE DATABASE …
+// TEMPLATE) and on PGlite (an in-memory instance loaded from the migrated data directory of global-setup)
+// (docs/architecture.md, habit 11).
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import pg from 'pg';
 import { describe, inject } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { migrate } from '../../src/db/migrate.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { trackOpen } from './open-resources.ts';
@@ -51,10 +52,17 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+let template: Promise<Blob> | undefined;
+
+/** The migrated PGlite data directory of global-setup, read once per test process. */
+function pgliteTemplate(): Promise<Blob> {
+  template ??= fs.promises.readFile(inject('pgliteTemplate')).then((bytes) => new Blob([bytes]));
+  return template;
+}
+
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const db = await openPglite();
-    await migrate(db);
+    const db = await openPglite({ loadDataDir: await pgliteTemplate() });
     const closed = trackOpen('a PGlite test database');
     return {
       kind,

@@ -90,8 +90,8 @@ describe.each(databaseKinds())('operator API on %s', (kind) => {
       const now = t.clock.now().toISOString();
       expect(response.body).toEqual({
         data: [
-          { key_prefix: partner.keyPrefix, created_at: now, last_used_at: null, revoked_at: null },
-          { key_prefix: second.body.key_prefix, created_at: now, last_used_at: null, revoked_at: null },
+          { key_prefix: partner.keyPrefix, kind: 'partner', created_at: now, last_used_at: null, revoked_at: null },
+          { key_prefix: second.body.key_prefix, kind: 'partner', created_at: now, last_used_at: null, revoked_at: null },
         ],
       });
       expect(response.text).not.toContain(partner.masterKey);
@@ -205,13 +205,15 @@ describe.each(databaseKinds())('operator API on %s', (kind) => {
       expect(response.text).not.toContain(merchant.apiKey);
     });
 
-    it('GET /merchants/{business_code} answers 404 for an unknown merchant and 422 for a non-numeric one', async () => {
+    it('GET /merchants/{business_code} answers 404 for an unknown merchant and for a path that is not a business_code', async () => {
       const unknown = await t.request('GET', `/admin/v1/merchants/${UNKNOWN_BUSINESS_CODE}`);
       expect(unknown.status).toBe(404);
       expect(unknown.body).toEqual(errorBody('invalid_request_error', 'NOT_FOUND'));
-      const notANumber = await t.request('GET', '/admin/v1/merchants/abc');
-      expect(notANumber.status).toBe(422);
-      expect(notANumber.body.code).toBe('VALIDATION_FAILED');
+      for (const path of ['abc', '0x3e9', '1e3', '1001.0', '+1001', '01001', '0', '99999999999999999999']) {
+        const notABusinessCode = await t.request('GET', `/admin/v1/merchants/${path}`);
+        expect(notABusinessCode.status, path).toBe(404);
+        expect(notABusinessCode.body).toEqual(errorBody('invalid_request_error', 'NOT_FOUND'));
+      }
     });
 
     it('PATCH /merchants/{business_code} turns the ACH module on and off', async () => {
@@ -267,7 +269,7 @@ describe.each(databaseKinds())('operator API on %s', (kind) => {
       const merchant = await t.createMerchant();
       const response = await t.request('POST', `/admin/v1/merchants/${merchant.businessCode}/api-keys`);
       expect(response.status).toBe(201);
-      expect(response.body).toEqual({ api_key: expect.stringMatching(MERCHANT_KEY), key_prefix: response.body.api_key.slice(0, MERCHANT_KIND_PREFIX.length + 8) });
+      expect(response.body).toEqual({ api_key: expect.stringMatching(MERCHANT_KEY), key_prefix: response.body.api_key.slice(0, MERCHANT_KIND_PREFIX.length + 8), kind: 'merchant' });
       expect(response.body.api_key).not.toBe(merchant.apiKey);
 
       const use = await t.request('GET', '/test/merchant-only', { apiKey: response.body.api_key });
@@ -282,8 +284,8 @@ describe.each(databaseKinds())('operator API on %s', (kind) => {
       const now = t.clock.now().toISOString();
       expect(response.body).toEqual({
         data: [
-          { key_prefix: merchant.keyPrefix, created_at: now, last_used_at: null, revoked_at: null },
-          { key_prefix: second.body.key_prefix, created_at: now, last_used_at: null, revoked_at: null },
+          { key_prefix: merchant.keyPrefix, kind: 'merchant', created_at: now, last_used_at: null, revoked_at: null },
+          { key_prefix: second.body.key_prefix, kind: 'merchant', created_at: now, last_used_at: null, revoked_at: null },
         ],
       });
       for (const secret of [merchant.apiKey, second.body.api_key, sha256(merchant.apiKey), sha256(second.body.api_key)]) {

@@ -5,11 +5,11 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as onboarding from '../../src/onboarding/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { launchChromium, screenshot as takeScreenshot } from '../helpers/browser.ts';
+import { describeInChromium, launchChromium, screenshot as takeScreenshot } from '../helpers/browser.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { newIntent, tokenOf, VALID_FORM, type Partner } from './helpers.ts';
 
-describe.each(databaseKinds())('hosted onboarding flow in Chromium on %s', (kind) => {
+describeInChromium('hosted onboarding flow in Chromium', () => describe.each(databaseKinds())('on %s', (kind) => {
   let t: TestApp;
   let partner: Partner;
   let browser: Browser;
@@ -139,4 +139,4 @@ describe.each(databaseKinds())('hosted onboarding flow in Chromium on %s', (kind
       await close();
     }
   });
-});
+}));

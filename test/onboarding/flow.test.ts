@@ -256,7 +256,8 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
   it('in live mode there is no simulate control and no simulate endpoint', async () => {
     const live = await startTestApp({ kind, database: t.database, clock: t.clock, env: { MODE: 'live' } });
     try {
-      const intent = await newIntent(live, partner);
+      // Keys work only in the mode they were made in: a live partner for the live service.
+      const intent = await newIntent(live, await live.createPartner());
       const browser = new FlowBrowser(live, tokenOf(intent));
       await browser.register();
       const page = await browser.get();

@@ -6,13 +6,13 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { launchChromium, screenshot as takeScreenshot } from '../helpers/browser.ts';
+import { describeInChromium, launchChromium, screenshot as takeScreenshot } from '../helpers/browser.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
 
 const tokenOf = (qr: { qr_url: string }) => qr.qr_url.split('/pay/')[1]!;
 
-describe.each(databaseKinds())('hosted pay page in Chromium on %s', (kind) => {
+describeInChromium('hosted pay page in Chromium', () => describe.each(databaseKinds())('on %s', (kind) => {
   let t: TestApp;
   let merchant: Merchant;
   let browser: Browser;
@@ -134,4 +134,4 @@ describe.each(databaseKinds())('hosted pay page in Chromium on %s', (kind) => {
       await unknown.close();
     }
   });
-});
+}));

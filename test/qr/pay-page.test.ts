@@ -53,17 +53,47 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
   it('exposes a public status without payer details, with ETag and 304', async () => {
     const qr = await createQr(t, merchant, { amount: 5 });
     const first = await t.request('GET', `/pay/${tokenOf(qr)}/status`);
-    expect(first.body).toEqual({ status: 'ACTIVE', cancel_reason: null, is_multi_use: false, payments_count: 0, last_payment: null });
+    expect(first.body).toEqual({ status: 'ACTIVE', cancel_reason: null, amount: '5.00', expires_at: null, paid_at: null, paid_at_local: null });
     const etag = first.headers.get('etag')!;
     expect((await t.request('GET', `/pay/${tokenOf(qr)}/status`, { headers: { 'if-none-match': etag } })).status).toBe(304);
     await pay(t, merchant, qr.id, { account_titular: 'Secret Name', account_number: '99998888777766' });
     const paid = await t.request('GET', `/pay/${tokenOf(qr)}/status`, { headers: { 'if-none-match': etag } });
     expect(paid.status).toBe(200);
-    expect(paid.body).toMatchObject({ status: 'PAID', last_payment: { amount: '5.00', paid_at_local: '2026-11-22 12:00:00' } });
+    expect(paid.body).toEqual({
+      status: 'PAID', cancel_reason: null, amount: '5.00', expires_at: null, paid_at: '2026-11-22T16:00:00.000Z', paid_at_local: '2026-11-22 12:00:00',
+    });
     expect(paid.text).not.toContain('Secret Name');
     expect(paid.text).not.toContain('7766');
     expect((await t.request('GET', '/pay/AAAAAAAAAAAAAAAAAAAAAA/status')).status).toBe(404);
     expect((await t.request('GET', `/pay/${tokenOf(qr)}/status?x=1`)).status).toBe(422);
+  });
+
+  it('shows no payment feed of a multi-use QR: no count, no amounts, no ids, however many payers paid', async () => {
+    const qr = await createQr(t, merchant, { is_multi_use: true, modify_amount: true, amount: 10, qr_expiration: '+1h' });
+    await pay(t, merchant, qr.id, { amount: 7 });
+    await pay(t, merchant, qr.id, { amount: 33.3 });
+    const status = await t.request('GET', `/pay/${tokenOf(qr)}/status`);
+    expect(status.body).toEqual({
+      status: 'ACTIVE', cancel_reason: null, amount: '10.00', expires_at: '2026-11-22T17:00:00.000Z', paid_at: null, paid_at_local: null,
+    });
+    const html = (await page(tokenOf(qr))).text;
+    expect(html).not.toContain('33.30');
+    expect(html).not.toContain('received so far');
+    expect(html).toMatch(/id="receipt"[^>]* hidden/);
+  });
+
+  it('refuses payment on a suspended merchant\'s QR (409, form error) and moves no money', async () => {
+    const suspended = await t.createMerchant({ name: 'Tienda Suspendida' });
+    const qr = await createQr(t, suspended, { amount: 9 });
+    expect((await t.request('PATCH', `/admin/v1/merchants/${suspended.businessCode}`, { body: { status: 'suspended' } })).status).toBe(200);
+    const response = await postForm(tokenOf(qr), { source_bank: 'Banco Unión', account_number: '10000123454321', account_titular: 'Ana Pérez' });
+    expect(response.status).toBe(409);
+    expect(response.text).toContain('no longer accepts payments');
+    expect((await t.request('PATCH', `/admin/v1/merchants/${suspended.businessCode}`, { body: { status: 'active' } })).status).toBe(200);
+    const read = await t.request('GET', `/api/v2/simple-qrs/${qr.id}`, { apiKey: suspended.apiKey });
+    expect(read.body).toMatchObject({ status: 'ACTIVE', payments_count: 0 });
+    const balance = await t.request('GET', '/api/v2/balance', { apiKey: suspended.apiKey });
+    expect(balance.body.available).toBe(0);
   });
 
   it('pays through the sandbox form and redirects to the receipt', async () => {

@@ -74,11 +74,11 @@ describe.each(databaseKinds())('creating transfers on %s', (kind) => {
     expect(response.body).toEqual(created.body);
   });
 
-  it('answers 404 for an unknown id and 422 for an id that is not a whole number', async () => {
+  it('answers 404 for an unknown id and for a path that is not a transfer id', async () => {
     expect((await t.request('GET', '/api/v2/transfers/999999999', { apiKey: merchant.apiKey })).body.code).toBe('NOT_FOUND');
     const bad = await t.request('GET', '/api/v2/transfers/abc', { apiKey: merchant.apiKey });
-    expect(bad.status).toBe(422);
-    expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'id', code: 'invalid_type' })]);
+    expect(bad.status).toBe(404);
+    expect(bad.body.code).toBe('NOT_FOUND');
   });
 
   it('lists the configured banks', async () => {

@@ -73,6 +73,17 @@ describe('loadConfig defaults (docs/api-reference.md#configuration)', () => {
     expect(config.rateLimit).toEqual({ ratePerSecond: 100, burst: 200 });
   });
 
+  it('limits each client address without a key to 20 requests/s with a burst of 40, trusts no proxy, leaves /metrics open', () => {
+    expect(config.publicRateLimit).toEqual({ ratePerSecond: 20, burst: 40 });
+    expect(config.trustProxy).toEqual([]);
+    expect(config.metricsToken).toBeNull();
+  });
+
+  it('lets a sandbox deliver webhooks to private addresses, and never live mode', () => {
+    expect(config.webhookPrivateTargets).toBe('allow');
+    expect(loadConfig({ MODE: 'live' }, '/srv/mps').webhookPrivateTargets).toBe('deny');
+  });
+
   it('runs every role in one process', () => {
     expect(config.role).toBe('all');
   });
@@ -99,6 +110,10 @@ describe('loadConfig accepts the documented forms', () => {
       WEBHOOK_TIMEOUT: '3s',
       SANDBOX_SETTLEMENT: '1s,2m',
       RATE_LIMIT: '10/s,20',
+      PUBLIC_RATE_LIMIT: '5/s,8',
+      TRUST_PROXY: '10.0.0.1, 10.1.0.0/16,::1',
+      METRICS_TOKEN: 'metrics-token-0123456789',
+      WEBHOOK_PRIVATE_TARGETS: 'deny',
       ROLE: 'worker',
     }, '/srv/mps');
     expect(config).toMatchObject({
@@ -115,6 +130,10 @@ describe('loadConfig accepts the documented forms', () => {
       webhookTimeoutMs: 3_000,
       sandboxSettlementMs: [1_000, 120_000],
       rateLimit: { ratePerSecond: 10, burst: 20 },
+      publicRateLimit: { ratePerSecond: 5, burst: 8 },
+      trustProxy: ['10.0.0.1', '10.1.0.0/16', '::1'],
+      metricsToken: 'metrics-token-0123456789',
+      webhookPrivateTargets: 'deny',
       role: 'worker',
     });
   });
@@ -161,6 +180,11 @@ describe('loadConfig refuses wrong values with one line naming the variable', ()
     ['SANDBOX_SETTLEMENT', '10s,10s,10s'],
     ['RATE_LIMIT', '100'],
     ['RATE_LIMIT', '0/s,10'],
+    ['PUBLIC_RATE_LIMIT', '20'],
+    ['TRUST_PROXY', 'proxy.internal'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['METRICS_TOKEN', 'short'],
+    ['WEBHOOK_PRIVATE_TARGETS', 'maybe'],
     ['ROLE', 'web'],
   ])('%s=%s', (variable, value) => {
     const error = configErrorOf({ [variable]: value });
@@ -169,6 +193,11 @@ describe('loadConfig refuses wrong values with one line naming the variable', ()
     expect(line).not.toContain('\n');
     expect(names(line, variable), `"${line}" names ${variable}`).toBe(true);
     expect(error.message).toBe(line);
+  });
+
+  it('refuses WEBHOOK_PRIVATE_TARGETS=allow in live mode: the guard cannot be turned off there', () => {
+    const error = configErrorOf({ MODE: 'live', WEBHOOK_PRIVATE_TARGETS: 'allow' });
+    expect(error.problems).toEqual([expect.stringContaining('WEBHOOK_PRIVATE_TARGETS')]);
   });
 
   it('lists several wrong values, one line each', () => {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Database } from '../../src/db/database.ts';
 import { Dispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
+import { destinationPolicyOf } from '../../src/webhooks/ssrf.ts';
 import { Fanout } from '../../src/webhooks/fanout.ts';
 import type { TestApp } from '../helpers/app.ts';
 
@@ -74,7 +75,7 @@ export function webhookJobs(t: TestApp, overrides: Partial<DispatcherOptions> & 
   const dispatcher = new Dispatcher({
     db,
     clock: t.clock,
-    mode: t.config.mode,
+    destinations: destinationPolicyOf(t.config),
     timeoutMs: t.config.webhookTimeoutMs,
     retryScheduleMs: t.config.webhookRetryScheduleMs,
     ...overrides,

@@ -86,7 +86,7 @@ describe.each(databaseKinds())('webhook dispatcher with a per-endpoint limit on 
     const merchant = await t.createMerchant();
     await createEndpoint(t, merchant.apiKey, { url: `${receiver.url}/busy` });
     const dispatcher = new Dispatcher({
-      db: t.db, clock: t.clock, mode: 'sandbox', timeoutMs: 5_000, retryScheduleMs: [5_000],
+      db: t.db, clock: t.clock, destinations: { requireHttps: false, guardAddresses: false }, timeoutMs: 5_000, retryScheduleMs: [5_000],
       batchSize: 2, maxInFlightPerEndpoint: 2, workerId: 'busy-test',
     });
     const fanout = new Fanout({ db: t.db, clock: t.clock, onDeliveriesCreated: () => dispatcher.wake() });

@@ -1,6 +1,8 @@
 // Server-side validation of the registration form (docs/api-reference.md#hosted-onboarding-flow): each field's rule and a clear message,
 // the values kept for re-display. The payout bank must be one of the transfers module's banks.
 import type { BankConfig } from '../../config.ts';
+import { UNSTORABLE_TEXT_MESSAGE } from '../../http/forms.ts';
+import { isStorableText } from '../../http/validation.ts';
 import { DEFAULT_CITY } from '../../merchants/service.ts';
 import type { Registration } from '../store.ts';
 
@@ -52,6 +54,7 @@ export function checkRegistration(values: FormValues, banks: readonly BankConfig
     errors.account_number = 'Enter the account number: digits and hyphens only, up to 34 characters.';
   }
   text('account_holder', 'account holder\'s name', 100);
+  for (const name of FORM_FIELDS) if (!isStorableText(values[name])) errors[name] = UNSTORABLE_TEXT_MESSAGE;
   if (Object.keys(errors).length > 0) return { errors };
   return {
     registration: {

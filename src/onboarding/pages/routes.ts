@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
+import { acceptFormPostsOnly } from '../../http/forms.ts';
 import { ApiError } from '../../http/errors.ts';
 import { newNonce, pageHeaders } from '../../qr/pages/html.ts';
 import { configuredBanks } from '../../transfers/banks.ts';
@@ -18,7 +19,6 @@ import {
 } from './views.ts';
 
 const TokenParams = Type.Object({ token: Type.String() });
-const FORM_BODY_LIMIT = 8 * 1024;
 const GONE_REASON: Record<'expired' | 'cancelled' | 'completed', GoneReason> = { expired: 'expired', cancelled: 'cancelled', completed: 'used' };
 
 export async function registerOnboardingPages(app: App, context: AppContext): Promise<void> {
@@ -27,18 +27,13 @@ export async function registerOnboardingPages(app: App, context: AppContext): Pr
   const banks = configuredBanks(config);
   const secureCookie = config.publicBaseUrl.startsWith('https:');
 
-  // Form posts only here (the API takes JSON only); a null-prototype object never grows prototype keys.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, text, done) => {
-    const fields: Record<string, string> = Object.create(null);
-    for (const [key, value] of new URLSearchParams(text as string)) fields[key] = value;
-    done(null, fields);
-  });
+  acceptFormPostsOnly(app);
 
   /** The pay page's security headers; form-action also allows the cancel_url's origin (the cancel POST redirects there). */
   const headersFor = (nonce: string, intent: IntentRow | null) => {
     const headers = pageHeaders(nonce);
-    const cancelOrigin = intent?.cancel_url ? new URL(intent.cancel_url).origin : null;
-    if (cancelOrigin && cancelOrigin !== 'null') {
+    const cancelOrigin = intent?.cancel_url ? onboarding.redirectOriginOf(intent.cancel_url) : null;
+    if (cancelOrigin) {
       headers['content-security-policy'] = headers['content-security-policy']!.replace("form-action 'self'", `form-action 'self' ${cancelOrigin}`);
     }
     return headers;
@@ -136,7 +131,8 @@ export async function registerOnboardingPages(app: App, context: AppContext): Pr
       const current = (await onboarding.findIntentByToken(db, intent.token))!;
       return gonePage(reply, current, onboarding.effectiveStatus(current, clock.now()) as 'expired' | 'cancelled' | 'completed');
     }
-    if (cancelled.cancel_url) return reply.code(303).header('location', cancelled.cancel_url).send();
+    // The parsed form: percent-encoded ASCII, whatever the partner typed (a header cannot carry raw Unicode).
+    if (cancelled.cancel_url) return reply.code(303).header('location', new URL(cancelled.cancel_url).href).send();
     return sendPage(reply, 200, null, renderCancelledPage);
   });
 

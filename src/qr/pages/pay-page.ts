@@ -6,26 +6,33 @@ import { formatWallClock } from '../../time.ts';
 import { effectiveState, type QrWithLastPayment } from '../service.ts';
 import { escapeHtml, jsonForScript, pageShell } from './html.ts';
 
+/**
+ * What anyone holding the pay link may read (docs/api-reference.md#public-payment-status): the state of the
+ * QR and what the payer needs, never a payment id, another payer's amount or a multi-use QR's count.
+ */
 export interface PublicStatus {
   status: 'ACTIVE' | 'PAID' | 'CANCELED';
   cancel_reason: 'merchant' | 'expired' | null;
-  is_multi_use: boolean;
-  payments_count: number;
-  last_payment: { id: number; amount: string; paid_at: string; paid_at_local: string } | null;
+  /** What is asked (fixed or suggested amount), or what was paid once a single-use QR is PAID; null when the payer chooses. */
+  amount: string | null;
+  expires_at: string | null;
+  /** Single-use QRs only: when it was paid (ISO 8601 UTC, and as the wall clock of the service time zone). */
+  paid_at: string | null;
+  paid_at_local: string | null;
 }
 
-/** What the public status endpoint shows: no payer details, no merchant totals. */
 export function toPublicStatus(found: QrWithLastPayment, now: Date, zone: string): PublicStatus {
-  const state = effectiveState(found.qr, now);
-  const last = found.lastPayment;
+  const { qr } = found;
+  const state = effectiveState(qr, now);
+  const paidOnce = !qr.is_multi_use && qr.paid_at !== null;
+  const amountCentavos = paidOnce ? qr.amount_collected_centavos : qr.amount_centavos;
   return {
     status: state.status,
     cancel_reason: state.cancelReason,
-    is_multi_use: found.qr.is_multi_use,
-    payments_count: found.qr.payments_count,
-    last_payment: last
-      ? { id: last.id, amount: formatCentavos(last.amount_centavos), paid_at: last.paid_at.toISOString(), paid_at_local: formatWallClock(last.paid_at, zone) }
-      : null,
+    amount: amountCentavos === null ? null : formatCentavos(amountCentavos),
+    expires_at: qr.expires_at?.toISOString() ?? null,
+    paid_at: paidOnce ? qr.paid_at!.toISOString() : null,
+    paid_at_local: paidOnce ? formatWallClock(qr.paid_at!, zone) : null,
   };
 }
 
@@ -54,7 +61,6 @@ const STATUS_TEXT = {
 
 function statusText(status: PublicStatus): string {
   if (status.status === 'CANCELED') return status.cancel_reason === 'expired' ? STATUS_TEXT.CANCELED_expired : STATUS_TEXT.CANCELED_merchant;
-  if (status.status === 'ACTIVE' && status.is_multi_use && status.payments_count > 0) return `${STATUS_TEXT.ACTIVE} — ${status.payments_count} received so far`;
   return STATUS_TEXT[status.status];
 }
 
@@ -101,16 +107,15 @@ ${simulate}`;
   return pageShell({ title, nonce, body, script: liveScript(status) });
 }
 
+/** The receipt of a single-use QR once paid (a multi-use QR shows no payment to the public). */
 function renderReceipt(status: PublicStatus, merchantName: string): string {
-  const last = status.last_payment;
-  const show = last !== null && (status.status === 'PAID' || status.is_multi_use);
+  const show = status.paid_at !== null;
   return `<section class="card" id="receipt" aria-labelledby="receipt-heading"${show ? '' : ' hidden'}>
-  <h2 id="receipt-heading">${status.is_multi_use ? 'Latest payment received' : 'Receipt'}</h2>
+  <h2 id="receipt-heading">Receipt</h2>
   <dl>
     <dt>Paid to</dt><dd>${escapeHtml(merchantName)}</dd>
-    <dt>Amount</dt><dd data-field="receipt-amount">${last ? `Bs ${escapeHtml(last.amount)}` : ''}</dd>
-    <dt>Date</dt><dd data-field="receipt-date">${last ? escapeHtml(last.paid_at_local) : ''}</dd>
-    <dt>Payment</dt><dd data-field="receipt-id">${last ? `#${escapeHtml(last.id)}` : ''}</dd>
+    <dt>Amount</dt><dd data-field="receipt-amount">${show && status.amount ? `Bs ${escapeHtml(status.amount)}` : ''}</dd>
+    <dt>Date</dt><dd data-field="receipt-date">${show ? escapeHtml(status.paid_at_local) : ''}</dd>
   </dl>
 </section>`;
 }
@@ -151,14 +156,11 @@ function liveScript(initial: PublicStatus): string {
   function render(s) {
     var status = $('status');
     var text = s.status === 'CANCELED' ? texts['CANCELED_' + s.cancel_reason] : texts[s.status];
-    if (s.status === 'ACTIVE' && s.is_multi_use && s.payments_count > 0) text += ' — ' + s.payments_count + ' received so far';
     status.textContent = text;
     status.setAttribute('data-state', s.status);
-    var last = s.last_payment;
-    if (last && (s.status === 'PAID' || s.is_multi_use)) {
-      field('receipt-amount').textContent = 'Bs ' + last.amount;
-      field('receipt-date').textContent = last.paid_at_local;
-      field('receipt-id').textContent = '#' + last.id;
+    if (s.paid_at) {
+      field('receipt-amount').textContent = s.amount ? 'Bs ' + s.amount : '';
+      field('receipt-date').textContent = s.paid_at_local;
       $('receipt').hidden = false;
     }
     var payable = s.status === 'ACTIVE';

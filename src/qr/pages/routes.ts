@@ -4,6 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
+import { acceptFormPostsOnly, UNSTORABLE_TEXT_MESSAGE } from '../../http/forms.ts';
+import { isStorableText } from '../../http/validation.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
 import { errorResponses, StrictObject } from '../../http/schemas.ts';
 import * as merchants from '../../merchants/service.ts';
@@ -17,19 +19,12 @@ import { renderNotFoundPage, renderPayPage, toPublicStatus, type SimulateFormSta
 
 const TokenParams = Type.Object({ token: Type.String() });
 const StatusQuery = StrictObject({ wait: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })) });
-const FORM_BODY_LIMIT = 8 * 1024;
 
 export async function registerPayPages(app: App, context: AppContext, watcher: QrWatcher): Promise<void> {
   const { config, db, clock } = context;
   const sandbox = config.mode === 'sandbox';
 
-  // Form posts only here (the API itself takes JSON only). URLSearchParams never creates prototype keys on
-  // a plain object: the result is copied into a null-prototype object.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, text, done) => {
-    const fields: Record<string, string> = Object.create(null);
-    for (const [key, value] of new URLSearchParams(text as string)) fields[key] = value;
-    done(null, fields);
-  });
+  acceptFormPostsOnly(app);
 
   const sendPage = (reply: FastifyReply, status: number, render: (nonce: string) => string) => {
     const nonce = newNonce();
@@ -37,7 +32,7 @@ export async function registerPayPages(app: App, context: AppContext, watcher: Q
   };
 
   const showPage = async (reply: FastifyReply, token: string, status = 200, form?: SimulateFormState) => {
-    const found = await qrs.findQrByPayToken(db, token);
+    const found = await watcher.readByPayToken(token);
     if (!found) return sendPage(reply, 404, renderNotFoundPage);
     const merchant = await merchants.getMerchant(db, found.qr.business_code);
     return sendPage(reply, status, (nonce) => renderPayPage({
@@ -59,13 +54,15 @@ export async function registerPayPages(app: App, context: AppContext, watcher: Q
     },
   }, async (request, reply) => {
     const token = request.params.token;
-    let found = await qrs.findQrByPayToken(db, token);
+    // Through the watcher's cache, shared with the API's polls: a page left open costs no database read of its own.
+    let found = await watcher.readByPayToken(token);
     if (!found) throw notFound('payment page');
+    const qrId = found.qr.id;
     let now = clock.now();
     const ifNoneMatch = request.headers['if-none-match'];
     if (request.query.wait !== undefined) {
       ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? qrs.etagOf(found.qr, now), request.query.wait,
-        () => qrs.findQrByPayToken(db, token)));
+        () => watcher.readById(qrId)));
     }
     const etag = qrs.etagOf(found.qr, now);
     reply.header('ETag', etag).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer');
@@ -96,6 +93,7 @@ export async function registerPayPages(app: App, context: AppContext, watcher: Q
       if (parsed.ok) amountCentavos = parsed.centavos;
       else errors.amount = 'Enter an amount from 0.10 to 100000.00 with at most two decimals.';
     }
+    for (const [name, value] of Object.entries(values)) if (!isStorableText(value)) errors[name] = UNSTORABLE_TEXT_MESSAGE;
     if (Object.keys(errors).length > 0) return showPage(reply, token, 422, { values, errors });
     try {
       await qrs.receivePayment(db, config, sandboxRail.toNotice({
