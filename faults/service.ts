@@ -26,6 +26,8 @@ export const DEFAULT_SERVICE_ENV: Record<string, string> = {
   MODE: 'sandbox',
   HOST: '127.0.0.1',
   RATE_LIMIT: 'off',
+  // Every client of the suite shares 127.0.0.1: the per-address limit for unverified keys would throttle the restarts.
+  PUBLIC_RATE_LIMIT: 'off',
   LOG_LEVEL: 'warn',
   SANDBOX_SETTLEMENT: '300ms,300ms',
   WEBHOOK_TIMEOUT: '2s',
