@@ -22,7 +22,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import * as events from '../src/events/service.ts';
 import { buildApp } from '../src/http/app.ts';
-import { createLogger } from '../src/http/logging.ts';
+import { createLogger } from '../src/kernel/logging.ts';
 import * as merchants from '../src/merchants/service.ts';
 import { systemClock } from '../src/time.ts';
 import * as webhooks from '../src/webhooks/service.ts';

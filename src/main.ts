@@ -3,7 +3,7 @@
 import { ConfigError, describeDatabase, loadConfig, type Config } from './config.ts';
 import { DataDirInUseError } from './db/lock-file.ts';
 import type { App } from './http/app.ts';
-import { createLogger, describeError } from './http/logging.ts';
+import { createLogger, describeError } from './kernel/logging.ts';
 import type { SandboxCredentials } from './merchants/sandbox-setup.ts';
 import { StartAborted, startService, type RunningService } from './startup.ts';
 

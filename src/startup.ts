@@ -11,7 +11,7 @@ import { isDatabaseUnavailable, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { buildApp, type App } from './http/app.ts';
-import { describeError, logBackgroundError } from './http/logging.ts';
+import { describeError, logBackgroundError } from './kernel/logging.ts';
 import { createMetricsRegistry } from './http/metrics.ts';
 import { createSandboxAccountsIfEmpty, type SandboxCredentials } from './merchants/sandbox-setup.ts';
 import { systemClock, type Clock } from './time.ts';

@@ -3,30 +3,16 @@
 // Verified keys are cached for at most 5 s per process, and every instance drops its cache when a key is
 // revoked or a merchant changes (NOTIFY), so revocation and suspension take effect within 5 s everywhere.
 import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import type { Mode } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { clientNetworkOf } from '../ip.ts';
+import { ApiError } from '../kernel/errors.ts';
+import type { AuthRequirement, Principal } from '../kernel/principal.ts';
 import { hashApiKey, keyModeOf } from '../merchants/keys.ts';
 import * as merchants from '../merchants/service.ts';
-import { ApiError } from './errors.ts';
-import { rateLimited, type RateLimiter } from './rate-limit.ts';
+import { rateLimited, takeOrRefuse, type RateLimiter } from './rate-limit.ts';
 import type { Clock } from '../time.ts';
-
-export type Principal =
-  | {
-    kind: 'merchant'; keyId: number; keyPrefix: string; businessCode: number; suspended: boolean; achEnabled: boolean;
-    /** A terminal key (POS, kiosk): QRs and their payments only (docs/api-reference.md#terminal-keys). */
-    terminal: boolean;
-  }
-  | { kind: 'partner'; keyId: number; keyPrefix: string; partnerId: number };
-
-/** Who may call a route. */
-export type AuthRequirement = 'none' | 'merchant' | 'partner' | 'merchant_or_partner' | 'admin';
-
-/** The idempotency scope of a caller: the merchant of a key, or the partner of a master key. */
-export function callerScope(principal: Principal): string {
-  return principal.kind === 'merchant' ? `merchant:${principal.businessCode}` : `partner:${principal.partnerId}`;
-}
 
 const CACHE_TTL_MS = 5_000;
 const KEY_USE_WRITE_INTERVAL_MS = 60_000;
@@ -149,14 +135,53 @@ export function isBearerAuthorization(header: string | undefined, token: string)
   return timingSafeEqual(digest(match[1]!), digest(token));
 }
 
-/** The business_code of the merchant calling a `auth: 'merchant'` route. */
-export function merchantOf(principal: Principal | null): number {
-  if (principal?.kind !== 'merchant') throw new Error('merchant route reached without a merchant principal');
-  return principal.businessCode;
+export interface AuthenticationDeps {
+  verifier: KeyVerifier;
+  /** Per key (RATE_LIMIT); null: off. */
+  rateLimiter: RateLimiter | null;
+  adminToken: string | null;
 }
 
-/** The partner id of the partner calling a `auth: 'partner'` route. */
-export function partnerOf(principal: Principal | null): number {
-  if (principal?.kind !== 'partner') throw new Error('partner route reached without a partner principal');
-  return principal.partnerId;
+/**
+ * The onRequest hook of a route that needs a caller: 401 → 429 → 403, before the body is read
+ * (docs/api-reference.md#order-of-checks). Built once per route when the route is added, so a request
+ * does not look its route's options up (Fastify builds that object anew on each access).
+ */
+export function authenticationHook(
+  requirement: Exclude<AuthRequirement, 'none'>,
+  route: FastifyContextConfig | undefined,
+  { verifier, rateLimiter, adminToken }: AuthenticationDeps,
+) {
+  if (requirement === 'admin') {
+    return async (request: FastifyRequest) => {
+      if (!adminToken || !isBearerAuthorization(request.headers.authorization, adminToken)) throw new ApiError('ADMIN_TOKEN_INVALID');
+    };
+  }
+  const module = route?.module;
+  const terminalAllowed = route?.terminal === true;
+  /** The checks after the key is known (429 → 403); the refusal, or undefined once the caller is admitted. */
+  const admit = (request: FastifyRequest, reply: FastifyReply, principal: Principal | ApiError): ApiError | undefined => {
+    if (principal instanceof ApiError) return principal;
+    if (rateLimiter) {
+      const refusal = takeOrRefuse(rateLimiter, principal.keyPrefix, reply);
+      if (refusal) return refusal;
+    }
+    if (principal.kind === 'merchant' && principal.terminal && !terminalAllowed) return new ApiError('KEY_SCOPE_INSUFFICIENT');
+    if (requirement === 'merchant' && principal.kind !== 'merchant') return new ApiError('MERCHANT_KEY_REQUIRED');
+    if (requirement === 'partner' && principal.kind !== 'partner') return new ApiError('MASTER_KEY_REQUIRED');
+    if (principal.kind === 'merchant') {
+      if (principal.suspended) return new ApiError('MERCHANT_SUSPENDED');
+      if (module === 'ach' && !principal.achEnabled) return new ApiError('MODULE_NOT_ENABLED');
+    }
+    request.principal = principal;
+    return undefined;
+  };
+  // Callback style rather than async: a key verified in the last few seconds is admitted without a promise.
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    const header = request.headers['x-api-key'];
+    if (typeof header !== 'string' || header === '') return done(new ApiError('API_KEY_MISSING'));
+    const verified = verifier.verify(header, request.ip);
+    if (verified instanceof Promise) verified.then((principal) => done(admit(request, reply, principal)), done);
+    else done(admit(request, reply, verified));
+  };
 }

@@ -2,9 +2,9 @@
 // status of the catalogue, and nothing internal (stack, SQL, driver text) reaches the client.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/database.ts';
-import { ApiError, serviceUnavailable, validationError } from './errors.ts';
-import { describeError } from './logging.ts';
-import { fieldErrorsFromAjv, unknownFieldErrors } from './validation.ts';
+import { ApiError, serviceUnavailable, validationError } from '../kernel/errors.ts';
+import { describeError } from '../kernel/logging.ts';
+import { fieldErrorsFromAjv, unknownFieldErrors } from '../kernel/validation.ts';
 
 /** Fastify's own errors that are the client's doing, mapped to the catalogue. */
 const FASTIFY_CLIENT_ERRORS: Record<string, () => ApiError> = {

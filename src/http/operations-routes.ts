@@ -2,14 +2,19 @@
 import { Type } from '@sinclair/typebox';
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
-import type { App } from './app.ts';
+import { ApiError, serviceUnavailable } from '../kernel/errors.ts';
+import type { CapabilityRoutes } from '../kernel/routes.ts';
+import { errorResponses } from '../kernel/schemas.ts';
 import { isBearerAuthorization } from './auth.ts';
-import { ApiError, serviceUnavailable } from './errors.ts';
-import { errorResponses } from './schemas.ts';
 
-export async function registerOperationsRoutes(
-  app: App, { config, db }: AppContext, metrics: Registry, startupGate?: { readonly isOpen: boolean },
-): Promise<void> {
+export interface OperationsOptions extends AppContext {
+  /** The registry /metrics serves (shared with the background jobs in one process). */
+  metrics: Registry;
+  /** Closed until the database is migrated: /readyz answers 503 meanwhile. */
+  startupGate?: { readonly isOpen: boolean };
+}
+
+export const operationsRoutes: CapabilityRoutes<OperationsOptions> = async (app, { config, db, metrics, startupGate }) => {
   app.get('/healthz', {
     schema: {
       tags: ['operations'],
@@ -49,4 +54,4 @@ export async function registerOperationsRoutes(
   app.get('/openapi.json', {
     schema: { tags: ['operations'], summary: 'This OpenAPI 3.1 document', hide: true },
   }, async () => app.swagger());
-}
+};

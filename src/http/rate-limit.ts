@@ -3,7 +3,7 @@
 // limit is N times the configured one, which the docs say plainly rather than hide.
 import type { FastifyReply } from 'fastify';
 import type { RateLimitConfig } from '../config.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../kernel/errors.ts';
 
 export interface RateLimitDecision {
   allowed: boolean;

@@ -5,7 +5,7 @@
 // two processes receiving the same key at the same moment still execute it once.
 import { createHash } from 'node:crypto';
 import type { Database, Transaction } from '../db/database.ts';
-import { ApiError, type ErrorCode } from '../http/errors.ts';
+import { ApiError, type ErrorCode } from '../kernel/errors.ts';
 import * as store from './store.ts';
 import type { IdempotencyScope } from './store.ts';
 

@@ -1,15 +1,15 @@
 // Balance routes of the merchant API (docs/api-reference.md#balance-and-movements).
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
-import { merchantOf } from '../http/auth.ts';
-import { notFound } from '../http/errors.ts';
-import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
+import type { CapabilityRoutes } from '../kernel/routes.ts';
+import { merchantOf } from '../kernel/principal.ts';
+import { notFound } from '../kernel/errors.ts';
+import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import { centavosToAmount } from '../money.ts';
-import { PageSchema, pageMeta, pageRequest } from '../http/pagination.ts';
+import { PageSchema, pageMeta, pageRequest } from '../kernel/pagination.ts';
 import { BalanceSchema, MovementSchema, MovementsQuery } from './schemas.ts';
 import * as ledger from './service.ts';
 
-export async function registerLedgerRoutes(app: App, { db }: AppContext): Promise<void> {
+export const ledgerRoutes: CapabilityRoutes = async (app, { db }) => {
   app.get('/api/v2/balance', {
     config: { auth: 'merchant' },
     schema: {
@@ -50,4 +50,4 @@ export async function registerLedgerRoutes(app: App, { db }: AppContext): Promis
     }, page);
     return { data: movements.map(ledger.toMovementView), meta: pageMeta(total, page) };
   });
-}
+};

@@ -1,7 +1,7 @@
 // Schemas of the balance routes (docs/api-reference.md#balance-and-movements).
 import { Type } from '@sinclair/typebox';
-import { PaginationQueryProperties } from '../http/pagination.ts';
-import { PositiveId, StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+import { PaginationQueryProperties } from '../kernel/pagination.ts';
+import { PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 
 export const BalanceSchema = Type.Object({
   business_code: Type.Integer(),

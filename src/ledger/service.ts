@@ -1,12 +1,12 @@
 // The ledger core: every centavo that moves goes through credit, debit or settle, inside the caller's
 // transaction, so a state change, its movement and its balance update commit together (docs/architecture.md, rule 2).
 import type { Queryable, Transaction } from '../db/database.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../kernel/errors.ts';
 import * as store from './store.ts';
 import type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus } from './store.ts';
 import { CURRENCY, centavosToAmount } from '../money.ts';
-import type { PageRequest } from '../http/pagination.ts';
-import { pageOffset } from '../http/pagination.ts';
+import type { PageRequest } from '../kernel/pagination.ts';
+import { pageOffset } from '../kernel/pagination.ts';
 
 export type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus, MovementType } from './store.ts';
 

@@ -2,8 +2,8 @@
 // the ledger check. Only registered when ADMIN_TOKEN is set; every route needs `Authorization: Bearer`.
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
-import { errorResponses } from '../http/schemas.ts';
+import type { CapabilityRoutes } from '../kernel/routes.ts';
+import { errorResponses } from '../kernel/schemas.ts';
 import { LedgerCheckSchema } from '../ledger/schemas.ts';
 import * as ledger from '../ledger/service.ts';
 import * as schemas from './schemas.ts';
@@ -13,7 +13,7 @@ const ADMIN_ERRORS = [401, 500, 503] as const;
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
 
-export async function registerAdminRoutes(app: App, { config, db, clock }: AppContext): Promise<void> {
+export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) => {
   const adminRoute = { auth: 'admin' as const };
   /** Routes whose answer shows a new key once. */
   const showsKey = { auth: 'admin' as const, showsSecret: true as const };
@@ -175,4 +175,4 @@ export async function registerAdminRoutes(app: App, { config, db, clock }: AppCo
       response: { 200: LedgerCheckSchema, ...errorResponses(...ADMIN_ERRORS) },
     },
   }, async () => ledger.toInvariantReportView(await db.transaction((tx) => ledger.checkInvariant(tx))));
-}
+};

@@ -1,6 +1,6 @@
 // Schemas of the operator API for partners, merchants and keys (docs/api-reference.md#operator-api).
 import { Type, type Static } from '@sinclair/typebox';
-import { PositiveId, StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+import { PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 
 /** Text that is not only spaces. */
 const notBlank = { pattern: '\\S', 'x-format-hint': 'must not be blank' };

@@ -2,7 +2,7 @@
 // the key lookup behind authentication.
 import type { Mode } from '../config.ts';
 import type { Queryable, Transaction } from '../db/database.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../kernel/errors.ts';
 import * as ledger from '../ledger/service.ts';
 import { generateApiKey, type KeyKind } from './keys.ts';
 import * as store from './store.ts';

@@ -1,18 +1,18 @@
 // Onboarding intent routes of the partner API (docs/api-reference.md#create-an-intent, docs/api-reference.md#read-an-intent) and the hosted flow's pages. HTTP only:
 // schema in, one service call, schema out.
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
-import { partnerOf } from '../http/auth.ts';
-import { sendIdempotentResult } from '../http/idempotent-reply.ts';
-import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
-import { registerOnboardingPages } from './pages/routes.ts';
+import type { CapabilityRoutes } from '../kernel/routes.ts';
+import { partnerOf } from '../kernel/principal.ts';
+import { sendIdempotentResult } from '../kernel/idempotent-reply.ts';
+import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
+import { onboardingPages } from './pages/routes.ts';
 import { CreatedIntentSchema, CreateIntentBody, IntentCodeParams, IntentSchema } from './schemas.ts';
 import * as onboarding from './service.ts';
 
-export async function registerOnboardingRoutes(app: App, context: AppContext): Promise<void> {
+export const onboardingRoutes: CapabilityRoutes = async (app, context) => {
   const { config, db, clock } = context;
   // The hosted flow lives in its own scope: it alone accepts form posts.
-  await app.register(async (scope) => registerOnboardingPages(scope as unknown as App, context));
+  await app.register(onboardingPages, context);
 
   const tags = ['onboarding'];
   const security = [{ apiKey: [] }];
@@ -45,4 +45,4 @@ export async function registerOnboardingRoutes(app: App, context: AppContext): P
     const now = clock.now();
     return onboarding.toIntentView(await onboarding.getIntentOfPartner(db, partnerId, request.params.code), now);
   });
-}
+};

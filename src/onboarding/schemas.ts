@@ -1,6 +1,6 @@
 // Schemas of the onboarding intent routes (docs/api-reference.md#create-an-intent, docs/api-reference.md#read-an-intent): validation, OpenAPI and types from one definition.
 import { Type, type Static } from '@sinclair/typebox';
-import { StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+import { StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 
 export const INTENT_STATUSES = ['open', 'completed', 'cancelled', 'expired'] as const;
 

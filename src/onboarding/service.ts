@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
-import { ApiError, notFound, validationError, type FieldError } from '../http/errors.ts';
+import { ApiError, notFound, validationError, type FieldError } from '../kernel/errors.ts';
 import { runIdempotent, type IdempotentResult } from '../idempotency/service.ts';
 import { randomBase62 } from '../ids.ts';
 import { maskAccountNumber } from '../masking.ts';

@@ -1,6 +1,6 @@
 // `qr_expiration` (docs/api-reference.md#create-a-qr): an absolute wall-clock time in SERVICE_TIMEZONE or a relative `+N unit`,
 // in the future and at most 365 days ahead.
-import type { FieldError } from '../http/errors.ts';
+import type { FieldError } from '../kernel/errors.ts';
 import { formatWallClock, parseWallClock } from '../time.ts';
 
 export const MAX_EXPIRATION_MS = 365 * 86_400_000;

@@ -2,12 +2,12 @@
 // schema in, one service call, schema out.
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
-import { callerScope, merchantOf } from '../http/auth.ts';
-import { ApiError, notFound } from '../http/errors.ts';
-import { sendIdempotentResult } from '../http/idempotent-reply.ts';
-import { pageMeta, pageOffset, pageRequest } from '../http/pagination.ts';
-import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
+import type { CapabilityRoutes } from '../kernel/routes.ts';
+import { callerScope, merchantOf } from '../kernel/principal.ts';
+import { ApiError, notFound } from '../kernel/errors.ts';
+import { sendIdempotentResult } from '../kernel/idempotent-reply.ts';
+import { pageMeta, pageOffset, pageRequest } from '../kernel/pagination.ts';
+import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import { runIdempotent } from '../idempotency/service.ts';
 import { parseAmount } from '../money.ts';
 import type { Queryable } from '../db/database.ts';
@@ -18,7 +18,7 @@ import {
   QR_AMOUNT_MAX_CENTAVOS, QR_AMOUNT_MIN_CENTAVOS, QrSchema, SandboxPaymentBody, type QrView,
 } from './schemas.ts';
 import * as qrs from './service.ts';
-import { registerPayPages } from './pages/routes.ts';
+import { payPages } from './pages/routes.ts';
 import { holdWhileUnchanged, QrWatcher } from './watch.ts';
 
 const QR_BOUNDS = { min: QR_AMOUNT_MIN_CENTAVOS, max: QR_AMOUNT_MAX_CENTAVOS };
@@ -31,22 +31,17 @@ function centavosOf(amount: number | string | undefined): number | null {
   return parsed.centavos;
 }
 
-export interface QrRouteOptions {
-  /** Image renderer; the default renders on the request's thread. */
-  render?: qrs.RenderQrImage;
-}
-
-export async function registerQrRoutes(app: App, context: AppContext, options: QrRouteOptions = {}): Promise<void> {
+export const qrRoutes: CapabilityRoutes = async (app, context) => {
   const { config, db, clock } = context;
   // Rendering (~1.1 ms of CPU per image) runs on a pool of worker threads beside the event loop.
-  const pool = options.render ? null : new RenderPool();
-  const render = options.render ?? ((payload: string) => pool!.render(payload));
-  app.addHook('onClose', async () => pool?.close());
+  const pool = new RenderPool();
+  const render = (payload: string) => pool.render(payload);
+  app.addHook('onClose', async () => pool.close());
   const watcher = new QrWatcher(db);
   app.addHook('onReady', () => watcher.start());
   app.addHook('preClose', () => watcher.stop());
   // The hosted pages live in their own scope: it alone accepts form posts.
-  await app.register(async (scope) => registerPayPages(scope as unknown as App, context, watcher));
+  await app.register(payPages, { ...context, watcher });
 
   /** `found` if it is a QR of this merchant; another merchant's QR is not found (404). */
   const ownQr = (businessCode: number, found: qrs.QrWithLastPayment | undefined) => {
@@ -209,4 +204,4 @@ export async function registerQrRoutes(app: App, context: AppContext, options: Q
       return reply.code(201).send(qrs.toPaymentView(payment));
     });
   }
-}
+};

@@ -1,7 +1,7 @@
 // Schemas of the Simple QR routes (docs/api-reference.md#qr-payments): validation, OpenAPI and types from one definition.
 import { Type, type Static } from '@sinclair/typebox';
-import { PaginationQueryProperties, PageSchema } from '../http/pagination.ts';
-import { CurrencySchema, MoneyAmount, StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+import { PaginationQueryProperties, PageSchema } from '../kernel/pagination.ts';
+import { CurrencySchema, MoneyAmount, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 
 /** 0.10 to 100000.00 BOB, in centavos (docs/api-reference.md#create-a-qr). */
 export const QR_AMOUNT_MIN_CENTAVOS = 10;

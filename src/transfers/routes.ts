@@ -1,9 +1,9 @@
 // Transfer routes (docs/api-reference.md#transfers): HTTP only — schema in, one service call, schema out.
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
-import { callerScope, merchantOf } from '../http/auth.ts';
-import { sendIdempotentResult } from '../http/idempotent-reply.ts';
-import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
+import type { CapabilityRoutes } from '../kernel/routes.ts';
+import { callerScope, merchantOf } from '../kernel/principal.ts';
+import { sendIdempotentResult } from '../kernel/idempotent-reply.ts';
+import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import { configuredBanks, toBankList } from './banks.ts';
 import {
   AdvanceTransferBody, BankListSchema, CancelTransferBody, ListTransfersQuery, TransferIdParams, TransferPageSchema,
@@ -11,7 +11,7 @@ import {
 } from './schemas.ts';
 import * as transfers from './service.ts';
 
-export async function registerTransferRoutes(app: App, { config, db, clock }: AppContext): Promise<void> {
+export const transferRoutes: CapabilityRoutes = async (app, { config, db, clock }) => {
   const banks = configuredBanks(config);
   const CreateTransferBodySchema = createTransferBodySchema(banks);
   const creations = transfers.transferCreationQueue(db);
@@ -101,4 +101,4 @@ export async function registerTransferRoutes(app: App, { config, db, clock }: Ap
       return db.transaction((tx) => transfers.advanceTransfer(tx, rail, businessCode, request.params.id, { to, failureCode }, clock.now()));
     });
   }
-}
+};

@@ -1,8 +1,8 @@
 // TypeBox schemas of the transfer routes (docs/api-reference.md#transfers): validation, OpenAPI and types from one source.
 import { Type, type Static } from '@sinclair/typebox';
 import type { BankConfig } from '../config.ts';
-import { PageSchema, PaginationQueryProperties } from '../http/pagination.ts';
-import { CurrencySchema, MoneyAmount, PositiveId, StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+import { PageSchema, PaginationQueryProperties } from '../kernel/pagination.ts';
+import { CurrencySchema, MoneyAmount, PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 
 export const TRANSFER_STATUSES = ['PENDING', 'IN_TRANSIT', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];

@@ -4,8 +4,8 @@
 import type { Config } from '../config.ts';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
-import { ApiError, notFound, validationError } from '../http/errors.ts';
-import { pageMeta, pageOffset, pageRequest } from '../http/pagination.ts';
+import { ApiError, notFound, validationError } from '../kernel/errors.ts';
+import { pageMeta, pageOffset, pageRequest } from '../kernel/pagination.ts';
 import { GroupCommit } from '../db/group-commit.ts';
 import {
   refusalOutcome, runIdempotentEach, scopeKey, type IdempotencyScope, type IdempotentRequest, type IdempotentResult, type Outcome,

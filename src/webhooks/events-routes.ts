@@ -3,11 +3,11 @@
 // read through the events service.
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
+import type { CapabilityRoutes } from '../kernel/routes.ts';
 import * as events from '../events/service.ts';
-import type { App } from '../http/app.ts';
-import { notFound } from '../http/errors.ts';
-import { PageSchema, pageMeta, pageOffset, pageRequest } from '../http/pagination.ts';
-import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
+import { notFound } from '../kernel/errors.ts';
+import { PageSchema, pageMeta, pageOffset, pageRequest } from '../kernel/pagination.ts';
+import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import * as schemas from './schemas.ts';
 import * as webhooks from './service.ts';
 
@@ -15,7 +15,7 @@ const tags = ['events'];
 const security = [{ apiKey: [] }];
 const routeConfig = { auth: 'merchant_or_partner' as const };
 
-export async function registerEventRoutes(app: App, { db, clock }: AppContext): Promise<void> {
+export const eventRoutes: CapabilityRoutes = async (app, { db, clock }) => {
   app.get('/api/v2/events', {
     config: routeConfig,
     schema: {
@@ -61,4 +61,4 @@ export async function registerEventRoutes(app: App, { db, clock }: AppContext): 
     if (!endpointIds) throw notFound('event');
     return reply.code(202).send({ id: request.params.id, endpoint_ids: endpointIds });
   });
-}
+};

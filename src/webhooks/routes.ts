@@ -2,10 +2,10 @@
 // signing secret is shown on create and rotate-secret only.
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
-import { notFound } from '../http/errors.ts';
-import { PageSchema, pageMeta, pageOffset, pageRequest } from '../http/pagination.ts';
-import { AUTHENTICATED_ERRORS, errorResponses } from '../http/schemas.ts';
+import type { CapabilityRoutes } from '../kernel/routes.ts';
+import { notFound } from '../kernel/errors.ts';
+import { PageSchema, pageMeta, pageOffset, pageRequest } from '../kernel/pagination.ts';
+import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import * as schemas from './schemas.ts';
 import * as webhooks from './service.ts';
 import { destinationPolicyOf } from './ssrf.ts';
@@ -34,7 +34,7 @@ function endpointWithSecret(endpoint: EndpointRow) {
   return { ...endpointView(endpoint), secret: endpoint.secret };
 }
 
-export async function registerWebhookEndpointRoutes(app: App, { config, db, clock }: AppContext): Promise<void> {
+export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db, clock }) => {
   const destinations = destinationPolicyOf(config);
   app.post('/api/v2/webhook-endpoints', {
     config: showsSecret,
@@ -121,4 +121,4 @@ export async function registerWebhookEndpointRoutes(app: App, { config, db, cloc
     if (!endpoint) throw notFound('webhook endpoint');
     return endpointWithSecret(endpoint);
   });
-}
+};

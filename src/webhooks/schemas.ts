@@ -1,8 +1,8 @@
 // Schemas of the webhook endpoints API and the events API (docs/api-reference.md#webhooks-and-events).
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../events/service.ts';
-import { PaginationQueryProperties } from '../http/pagination.ts';
-import { StrictObject, StringEnum, Timestamp } from '../http/schemas.ts';
+import { PaginationQueryProperties } from '../kernel/pagination.ts';
+import { StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 
 export const MAX_URL_LENGTH = 2048;
 

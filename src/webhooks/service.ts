@@ -3,8 +3,8 @@
 import type { Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import type { EventOwner, EventOwnerKind } from '../events/service.ts';
-import type { Principal } from '../http/auth.ts';
-import { validationError, type FieldError } from '../http/errors.ts';
+import type { Principal } from '../kernel/principal.ts';
+import { validationError, type FieldError } from '../kernel/errors.ts';
 import { randomBase62 } from '../ids.ts';
 import { newWebhookSecret, ROTATION_OVERLAP_MS } from './signing.ts';
 import { destinationUrlProblem, type DestinationPolicy } from './ssrf.ts';

@@ -4,7 +4,7 @@
 // so any number of processes may run the same jobs.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.ts';
-import { describeError } from '../http/logging.ts';
+import { describeError } from '../kernel/logging.ts';
 
 export interface Job {
   name: string;

@@ -5,7 +5,7 @@
 // by stopping that server).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/http/logging.ts';
+import { createLogger } from '../../src/kernel/logging.ts';
 import { startService, type RunningService } from '../../src/startup.ts';
 import { ADMIN_TOKEN } from '../helpers/app.ts';
 import { createEmptyPostgresDatabase, describeOnPostgres } from '../helpers/databases.ts';

@@ -15,7 +15,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validatorCompiler } from '../../src/http/validation.ts';
+import { validatorCompiler } from '../../src/kernel/validation.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { expectAcceptedAsWellFormed, expectRefusal, expectWithinContract } from './contract.ts';

@@ -2,7 +2,7 @@
 // X-Request-Id, and every JSON error exactly `{ type, code, message }` — plus `errors`, a list of
 // `{ field, code, message }`, on a 422 VALIDATION_FAILED — with the status and type of the catalogue.
 import { expect } from 'vitest';
-import { ERROR_CATALOGUE } from '../../src/http/errors.ts';
+import { ERROR_CATALOGUE } from '../../src/kernel/errors.ts';
 import { describeRequest, describeResponse, type HttpRequest, type HttpResponse } from './http.ts';
 import type { Refusal } from './requests.ts';
 

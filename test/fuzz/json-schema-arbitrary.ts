@@ -1,7 +1,7 @@
 // Valid values of a JSON Schema as fast-check arbitraries, for the subset of JSON Schema that the service's
 // TypeBox schemas put into its OpenAPI document: type (one or a list), enum, const, min/maxLength, pattern,
 // minimum/maximum, properties/required/additionalProperties, items/min/maxItems, maxProperties,
-// propertyNames, and the service's own `x-money` keyword (src/http/validation.ts).
+// propertyNames, and the service's own `x-money` keyword (src/kernel/validation.ts).
 //
 // Why a converter of our own rather than a library: json-schema-fast-check (0.0.6, the one npm package that
 // targets fast-check) is built on fast-check 1 and faker 4; json-schema-faker draws with its own randomness,

@@ -5,7 +5,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import type { Database } from '../../src/db/database.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
-import { createLogger } from '../../src/http/logging.ts';
+import { createLogger } from '../../src/kernel/logging.ts';
 import type { Clock } from '../../src/time.ts';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.ts';
 import { trackOpen } from './open-resources.ts';

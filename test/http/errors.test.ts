@@ -11,9 +11,9 @@ import type { AppContext } from '../../src/context.ts';
 import type { Database } from '../../src/db/database.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
-import { ERROR_CATALOGUE } from '../../src/http/errors.ts';
-import { createLogger } from '../../src/http/logging.ts';
-import { StrictObject } from '../../src/http/schemas.ts';
+import { ERROR_CATALOGUE } from '../../src/kernel/errors.ts';
+import { createLogger } from '../../src/kernel/logging.ts';
+import { StrictObject } from '../../src/kernel/schemas.ts';
 import { startTestApp, TestClock, type TestApp, type TestResponse } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
@@ -23,7 +23,7 @@ import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 // from inside the repository.
 
 const REFERENCE_URL = new URL('../../docs/api-reference.md', import.meta.url);
-const ERRORS_TS_URL = new URL('../../src/http/errors.ts', import.meta.url);
+const ERRORS_TS_URL = new URL('../../src/kernel/errors.ts', import.meta.url);
 const ERROR_CODES_HEADING = /^#{2,3} Error codes[ \t]*$/m;
 const ERROR_CODES_HEADER = ['HTTP status', 'type', 'code', 'when'];
 
@@ -147,7 +147,7 @@ const probeRoutes: FastifyPluginAsync<AppContext> = async (instance) => {
 
 // ---------------------------------------------------------------------------------------------------
 
-describe('the error catalogue (src/http/errors.ts) matches docs/api-reference.md "Error codes"', () => {
+describe('the error catalogue (src/kernel/errors.ts) matches docs/api-reference.md "Error codes"', () => {
   it('finds the error codes table in docs/api-reference.md inside the repository', () => {
     expect(CONTRACT_ERROR_ROWS.length).toBeGreaterThanOrEqual(20);
   });

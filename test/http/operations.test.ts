@@ -3,7 +3,7 @@
 // schema by @seriousme/openapi-schema-validator) and the rendered reference at /docs.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE } from '../../src/http/errors.ts';
+import { ERROR_CATALOGUE } from '../../src/kernel/errors.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 

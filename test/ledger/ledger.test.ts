@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Transaction } from '../../src/db/database.ts';
 import { databaseErrorOf } from '../../src/db/database.ts';
 import * as events from '../../src/events/service.ts';
-import { ApiError } from '../../src/http/errors.ts';
+import { ApiError } from '../../src/kernel/errors.ts';
 import * as ledger from '../../src/ledger/service.ts';
 import { LedgerError, type MovementRow, type MovementStatus } from '../../src/ledger/service.ts';
 import { createMerchant } from '../../src/merchants/service.ts';

@@ -1,6 +1,6 @@
-// The rules every request schema gets at compile time (src/http/validation.ts, hardenSchema).
+// The rules every request schema gets at compile time (src/kernel/validation.ts, hardenSchema).
 import { describe, expect, it } from 'vitest';
-import { hardenSchema, MAX_REQUEST_INTEGER } from '../../src/http/validation.ts';
+import { hardenSchema, MAX_REQUEST_INTEGER } from '../../src/kernel/validation.ts';
 
 describe('hardenSchema', () => {
   it('adds the text rule to every string and key, and a ceiling to every integer, wherever a schema sits', () => {

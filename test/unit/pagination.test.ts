@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageMeta, pageOffset, pageRequest } from '../../src/http/pagination.ts';
+import { pageMeta, pageOffset, pageRequest } from '../../src/kernel/pagination.ts';
 
 describe('page arithmetic (docs/api-reference.md#pagination)', () => {
   it.each([

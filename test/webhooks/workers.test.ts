@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/http/logging.ts';
+import { createLogger } from '../../src/kernel/logging.ts';
 import { createMetricsRegistry } from '../../src/http/metrics.ts';
 import { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { Fanout } from '../../src/webhooks/fanout.ts';

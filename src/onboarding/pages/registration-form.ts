@@ -1,8 +1,8 @@
 // Server-side validation of the registration form (docs/api-reference.md#hosted-onboarding-flow): each field's rule and a clear message,
 // the values kept for re-display. The payout bank must be one of the transfers module's banks.
 import type { BankConfig } from '../../config.ts';
-import { UNSTORABLE_TEXT_MESSAGE } from '../../http/forms.ts';
-import { isStorableText } from '../../http/validation.ts';
+import { UNSTORABLE_TEXT_MESSAGE } from '../../kernel/forms.ts';
+import { isStorableText } from '../../kernel/validation.ts';
 import { DEFAULT_CITY } from '../../merchants/service.ts';
 import type { Registration } from '../store.ts';
 

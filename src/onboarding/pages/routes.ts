@@ -4,9 +4,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
-import { acceptFormPostsOnly } from '../../http/forms.ts';
-import { ApiError } from '../../http/errors.ts';
+import type { CapabilityRoutes } from '../../kernel/routes.ts';
+import { acceptFormPostsOnly } from '../../kernel/forms.ts';
+import { ApiError } from '../../kernel/errors.ts';
 import { newNonce, pageHeaders } from '../../qr/pages/html.ts';
 import { configuredBanks } from '../../transfers/banks.ts';
 import * as onboarding from '../service.ts';
@@ -21,7 +21,7 @@ import {
 const TokenParams = Type.Object({ token: Type.String() });
 const GONE_REASON: Record<'expired' | 'cancelled' | 'completed', GoneReason> = { expired: 'expired', cancelled: 'cancelled', completed: 'used' };
 
-export async function registerOnboardingPages(app: App, context: AppContext): Promise<void> {
+export const onboardingPages: CapabilityRoutes = async (app, context) => {
   const { config, db, clock } = context;
   const sandbox = config.mode === 'sandbox';
   const banks = configuredBanks(config);
@@ -185,4 +185,4 @@ export async function registerOnboardingPages(app: App, context: AppContext): Pr
     }
     return reply.code(303).header('location', `/onboarding/${intent.token}/done`).send();
   });
-}
+};

@@ -3,11 +3,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
-import { acceptFormPostsOnly, UNSTORABLE_TEXT_MESSAGE } from '../../http/forms.ts';
-import { isStorableText } from '../../http/validation.ts';
-import { ApiError, notFound } from '../../http/errors.ts';
-import { errorResponses, StrictObject } from '../../http/schemas.ts';
+import type { CapabilityRoutes } from '../../kernel/routes.ts';
+import { acceptFormPostsOnly, UNSTORABLE_TEXT_MESSAGE } from '../../kernel/forms.ts';
+import { isStorableText } from '../../kernel/validation.ts';
+import { ApiError, notFound } from '../../kernel/errors.ts';
+import { errorResponses, StrictObject } from '../../kernel/schemas.ts';
 import * as merchants from '../../merchants/service.ts';
 import { parseAmount } from '../../money.ts';
 import { sandboxRail } from '../rail.ts';
@@ -21,8 +21,12 @@ import { publicStatusTag, renderNotFoundPage, renderPayPage, toPublicStatus, typ
 const TokenParams = Type.Object({ token: Type.String() });
 const StatusQuery = StrictObject({ wait: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })) });
 
-export async function registerPayPages(app: App, context: AppContext, watcher: QrWatcher): Promise<void> {
-  const { config, db, clock } = context;
+/** The pay pages share the QR routes' watcher: one LISTEN and one read cache per process. */
+export interface PayPagesOptions extends AppContext {
+  watcher: QrWatcher;
+}
+
+export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, { config, db, clock, watcher }) => {
   const sandbox = config.mode === 'sandbox';
 
   acceptFormPostsOnly(app);
@@ -117,4 +121,4 @@ export async function registerPayPages(app: App, context: AppContext, watcher: Q
     // Post/redirect/get: a reload of the receipt never pays twice.
     return reply.code(303).header('location', `/pay/${token}`).send();
   });
-}
+};

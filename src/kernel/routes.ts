@@ -1,0 +1,36 @@
+// What a capability's routes are: a Fastify plugin over the TypeBox type provider, given the AppContext,
+// and the per-route options the HTTP layer reads (who may call, idempotency, module, terminal keys). The
+// capabilities declare routes with these; src/http composes them into the app and enforces the options.
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AppContext } from '../context.ts';
+import type { AuthRequirement, Principal } from './principal.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route (default: anyone). */
+    auth?: AuthRequirement;
+    /** Idempotency-Key header: required (400 when absent) or optional. */
+    idempotency?: 'required' | 'optional';
+    /** A module the merchant must have enabled (403 MODULE_NOT_ENABLED). */
+    module?: 'ach';
+    /** Terminal keys may call the route (QRs and their payments); elsewhere they get 403 KEY_SCOPE_INSUFFICIENT. */
+    terminal?: true;
+    /** The answer shows a secret (a new key, a signing secret): no cache may keep it (Cache-Control: no-store). */
+    showsSecret?: true;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+    /** The Idempotency-Key header, validated and lower-cased. */
+    idempotencyKey: string | null;
+    /** Prototype-poisoning keys removed from the body, answered as 422 unknown_field. */
+    forbiddenFields: string[] | null;
+  }
+}
+
+/** The app, and every scope of it, as routes see it. */
+export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** A capability's routes: a typed plugin registered by the composition root (src/http/app.ts). */
+export type CapabilityRoutes<Options extends object = AppContext> = FastifyPluginAsyncTypebox<Options>;
