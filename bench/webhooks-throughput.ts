@@ -29,6 +29,7 @@ import * as webhooks from '../src/webhooks/service.ts';
 import { destinationPolicyOf } from '../src/webhooks/ssrf.ts';
 import { backgroundJobs } from '../src/workers/jobs.ts';
 import { WorkerRunner } from '../src/workers/runner.ts';
+import { createAppContext } from '../src/composition.ts';
 
 const EVENTS = Number(process.argv[2] ?? 5000);
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
   try {
     await migrate(db);
     const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'silent', RATE_LIMIT: 'off' });
-    const context = { config, db, clock: systemClock };
+    const context = createAppContext({ config, db, clock: systemClock });
     const created = await db.transaction((tx) => merchants.createMerchant(tx, { name: 'Bench' }, 'sandbox', new Date()));
     const owner: events.EventOwner = { kind: 'merchant', businessCode: created.merchant.business_code };
     await db.transaction((tx) => webhooks.createEndpoint(tx, owner, { url: receiver.url }, destinationPolicyOf(config), new Date()));

@@ -1,11 +1,26 @@
-// What every capability is given: the validated config, the database and the clock. Nothing reads
-// process.env or the system time around it.
+// What every capability is given, made once by the composition root (src/composition.ts): the validated
+// config, the database, the clock, and the app's registries and caches. Nothing reads process.env or the
+// system time around it, and no module keeps state of its own at module level.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import type { MerchantProfileCache } from './merchants/profile-cache.ts';
+import type { PaymentPurposes } from './qr/purposes.ts';
 import type { Clock } from './time.ts';
 
-export interface AppContext {
+/** What the composition root starts from: the rest of the context is made from these. */
+export interface BaseContext {
   config: Config;
   db: Database;
   clock: Clock;
 }
+
+export interface AppContext extends BaseContext {
+  /** Handlers of the internal QR purposes (qr/purposes.ts). */
+  purposes: PaymentPurposes;
+  /** Merchant name, city and MCC for QR payloads and pages. */
+  merchantProfiles: MerchantProfileCache;
+}
+
+/** A capability's routes: a typed plugin registered by the composition root (src/http/app.ts). */
+export type CapabilityRoutes<Options extends object = AppContext> = FastifyPluginAsyncTypebox<Options>;

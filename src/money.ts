@@ -45,6 +45,16 @@ export function parseAmount(value: unknown, bounds: { min: number; max: number }
   return { ok: true, centavos };
 }
 
+/**
+ * The centavos of an amount its schema's `x-money` keyword has already accepted with the same bounds
+ * (kernel/schemas.ts MoneyAmount). A failure here is a programming error, never a client's: it throws.
+ */
+export function validatedCentavos(value: unknown, bounds: { min: number; max: number }): number {
+  const parsed = parseAmount(value, bounds);
+  if (!parsed.ok) throw new Error(`an amount its schema accepted does not parse (${parsed.problem})`);
+  return parsed.centavos;
+}
+
 /** Centavos as the JSON number the API shows (15050 → 150.5). Exact: every centavo count below 2^53 / 100 has a unique shortest decimal text. */
 export function centavosToAmount(centavos: number): number {
   if (!Number.isSafeInteger(centavos)) throw new RangeError(`not a whole number of centavos: ${centavos}`);

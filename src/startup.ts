@@ -17,6 +17,7 @@ import { createSandboxAccountsIfEmpty, type SandboxCredentials } from './merchan
 import { systemClock, type Clock } from './time.ts';
 import { backgroundJobs } from './workers/jobs.ts';
 import { WorkerRunner } from './workers/runner.ts';
+import { createAppContext } from './composition.ts';
 
 /** Whether the database is migrated and the service may serve requests that need it. */
 export class StartupGate {
@@ -57,7 +58,7 @@ export async function startService(config: Config, options: StartOptions): Promi
   const onBackgroundError = (error: unknown, context: string) => logBackgroundError(log, error, context);
   // Opening connects nothing for PostgreSQL (the pool connects on first use); PGlite opens its files.
   const db = await openDatabase(config.database, { purpose: 'service', onBackgroundError, queryTimeoutMs: config.databaseQueryTimeoutMs });
-  const context: AppContext = { config, db, clock: options.clock ?? systemClock };
+  const context = createAppContext({ config, db, clock: options.clock ?? systemClock });
   const gate = new StartupGate();
   // One registry for the HTTP metrics and the workers' (webhook deliveries, outbox lag), served on /metrics.
   const metrics: Registry = createMetricsRegistry();

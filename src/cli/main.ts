@@ -14,6 +14,7 @@ import * as ledger from '../ledger/service.ts';
 import * as schemas from '../merchants/schemas.ts';
 import * as merchants from '../merchants/service.ts';
 import { systemClock } from '../time.ts';
+import { createAppContext } from '../composition.ts';
 
 const USAGE = `mps — operator CLI of the Merchant Payments Service
 
@@ -212,7 +213,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     // Every command but `migrate` needs the current schema; applying it first makes a fresh database usable.
     if (argv[0] !== 'migrate') await migrate(db);
-    const { output, exitCode } = await command({ config, db, clock: systemClock });
+    const { output, exitCode } = await command(createAppContext({ config, db, clock: systemClock }));
     await db.flushNotifications();
     process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
     return exitCode;

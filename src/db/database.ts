@@ -15,9 +15,15 @@ export interface Queryable {
 /** A READ COMMITTED transaction. Stores take it as their first parameter. */
 export interface Transaction extends Queryable {
   /**
-   * Sends `NOTIFY channel, payload` after this transaction commits (never if it rolls back), through the
-   * database's coalescing notifier (docs/architecture.md, rule 9: NOTIFY inside a money transaction would take
-   * PostgreSQL's commit-time notify lock and serialize every payment).
+   * Runs `hook` once this transaction has committed, before the transaction call returns; never if it
+   * rolls back. For effects that must not be seen before the commit (a wake-up, a metric of committed
+   * work); a hook that throws is reported, not thrown.
+   */
+  afterCommit(hook: () => void): void;
+  /**
+   * `Database.notify(channel, payload)` once this transaction has committed (never if it rolls back),
+   * through the database's coalescing notifier (docs/architecture.md, rule 9: NOTIFY inside a money
+   * transaction would take PostgreSQL's commit-time notify lock and serialize every payment).
    */
   notifyAfterCommit(channel: string, payload?: string): void;
 }
@@ -32,9 +38,13 @@ export interface Database extends Queryable {
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs a multi-statement SQL script (migrations) inside `tx`. */
   executeScript(tx: Transaction, sql: string): Promise<void>;
-  /** Subscribes to a channel; `onReconnect` runs after a lost listening connection is back (notifications may have been missed). */
+  /**
+   * Subscribes to a channel, in this process and through the database: a notification reaches every
+   * listener at least once, this process's at once (db/notifier.ts). `onReconnect` runs after a lost
+   * listening connection is back (notifications may have been missed).
+   */
   listen(channel: string, handler: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
-  /** Sends a notification now, coalesced with others pending for the same channel and payload. */
+  /** Tells this process's listeners now, and every process's through the database (coalesced with others pending alike). */
   notify(channel: string, payload?: string): void;
   /** Resolves when every notification asked for so far has been sent. */
   flushNotifications(): Promise<void>;

@@ -4,6 +4,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { PGlite, types, type Transaction as PGliteTransaction } from '@electric-sql/pglite';
 import type { Database, QueryResult, Transaction } from './database.ts';
 import { int8ToNumber } from './database.ts';
+import { CommitHooks } from './commit-hooks.ts';
 import { CoalescingNotifier } from './notifier.ts';
 
 export interface PgliteOptions {
@@ -47,7 +48,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
       batch.map((n) => n.channel),
       batch.map((n) => n.payload),
     ]);
-  }, (error) => onBackgroundError(error, 'notify'));
+  }, onBackgroundError);
 
   const database: PgliteDatabase = {
     kind: 'pglite',
@@ -59,7 +60,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
     },
     async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
       if (insideTransaction.getStore()) throw new ReentrantQueryError();
-      const afterCommit: Array<{ channel: string; payload: string }> = [];
+      const committed = new CommitHooks();
       const value = await pglite.transaction((pgliteTx) =>
         insideTransaction.run(true, () => {
           const tx: Transaction = {
@@ -67,15 +68,14 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
               const result = await pgliteTx.query<Row>(sql, params as unknown[] | undefined);
               return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
             },
-            notifyAfterCommit(channel, payload = '') {
-              afterCommit.push({ channel, payload });
-            },
+            afterCommit: (hook) => committed.add(hook),
+            notifyAfterCommit: (channel, payload = '') => committed.add(() => notifier.notify(channel, payload)),
           };
           pgliteTransactions.set(tx, pgliteTx);
           return work(tx);
         }),
       );
-      for (const n of afterCommit) notifier.notify(n.channel, n.payload);
+      committed.run(onBackgroundError);
       return value;
     },
     async executeScript(tx, sql) {
@@ -85,8 +85,10 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
       await pgliteTx.exec(sql);
     },
     async listen(channel, handler) {
+      const stopLocal = notifier.listenLocally(channel, handler);
       const unlisten = await pglite.listen(channel, handler);
       return async () => {
+        stopLocal();
         await unlisten();
       };
     },

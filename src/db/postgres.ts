@@ -2,6 +2,7 @@
 import pg from 'pg';
 import type { Database, QueryResult, Transaction } from './database.ts';
 import { int8ToNumber, isDatabaseUnavailable } from './database.ts';
+import { CommitHooks } from './commit-hooks.ts';
 import { CoalescingNotifier } from './notifier.ts';
 import { Listener } from './postgres-listener.ts';
 
@@ -88,7 +89,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       batch.map((n) => n.channel),
       batch.map((n) => n.payload),
     ]);
-  }, (error) => onBackgroundError(error, 'notify'));
+  }, onBackgroundError);
 
   const database: Database = {
     kind: 'postgres',
@@ -99,7 +100,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     },
     async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
       const client = await pool.connect();
-      const afterCommit: Array<{ channel: string; payload: string }> = [];
+      const committed = new CommitHooks();
       let broken = false;
       // node-postgres takes the pool's own error listener off a client while it is checked out. A connection
       // dropped in that time (failover, restart, a network reset, pg_terminate_backend on a transaction waiting
@@ -119,13 +120,12 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
             const result = await run(client, sql, params);
             return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
           },
-          notifyAfterCommit(channel, payload = '') {
-            afterCommit.push({ channel, payload });
-          },
+          afterCommit: (hook) => committed.add(hook),
+          notifyAfterCommit: (channel, payload = '') => committed.add(() => notifier.notify(channel, payload)),
         };
         const value = await work(tx);
         await client.query('commit');
-        for (const n of afterCommit) notifier.notify(n.channel, n.payload);
+        committed.run(onBackgroundError);
         return value;
       } catch (error) {
         // A dead or unanswering connection is destroyed, not asked to roll back (that would wait on it
@@ -148,7 +148,14 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       // Without parameters, pg uses the simple query protocol, which runs several statements.
       await tx.query(sql);
     },
-    listen: (channel, handler, onReconnect) => listener.subscribe(channel, handler, onReconnect),
+    async listen(channel, handler, onReconnect) {
+      const stopLocal = notifier.listenLocally(channel, handler);
+      const stopRemote = await listener.subscribe(channel, handler, onReconnect);
+      return async () => {
+        stopLocal();
+        await stopRemote();
+      };
+    },
     notify: (channel, payload) => notifier.notify(channel, payload),
     flushNotifications: () => notifier.flush(),
     async close() {

@@ -1,9 +1,8 @@
 // Routes for operators and tooling (docs/api-reference.md#operations): liveness, readiness, Prometheus metrics, the OpenAPI document.
 import { Type } from '@sinclair/typebox';
 import type { Registry } from 'prom-client';
-import type { AppContext } from '../context.ts';
+import type { AppContext, CapabilityRoutes } from '../context.ts';
 import { ApiError, serviceUnavailable } from '../kernel/errors.ts';
-import type { CapabilityRoutes } from '../kernel/routes.ts';
 import { errorResponses } from '../kernel/schemas.ts';
 import { isBearerAuthorization } from './auth.ts';
 

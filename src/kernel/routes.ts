@@ -1,10 +1,9 @@
-// What a capability's routes are: a Fastify plugin over the TypeBox type provider, given the AppContext,
+// The app as routes see it (Fastify over the TypeBox type provider),
 // and the per-route options the HTTP layer reads (who may call, idempotency, module, terminal keys). The
 // capabilities declare routes with these; src/http composes them into the app and enforces the options.
-import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AppContext } from '../context.ts';
 import type { AuthRequirement, Principal } from './principal.ts';
 
 declare module 'fastify' {
@@ -32,5 +31,3 @@ declare module 'fastify' {
 /** The app, and every scope of it, as routes see it. */
 export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-/** A capability's routes: a typed plugin registered by the composition root (src/http/app.ts). */
-export type CapabilityRoutes<Options extends object = AppContext> = FastifyPluginAsyncTypebox<Options>;

@@ -1,6 +1,5 @@
 // Balance routes of the merchant API (docs/api-reference.md#balance-and-movements).
-import type { AppContext } from '../context.ts';
-import type { CapabilityRoutes } from '../kernel/routes.ts';
+import type { AppContext, CapabilityRoutes } from '../context.ts';
 import { merchantOf } from '../kernel/principal.ts';
 import { notFound } from '../kernel/errors.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';

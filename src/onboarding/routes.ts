@@ -1,7 +1,6 @@
 // Onboarding intent routes of the partner API (docs/api-reference.md#create-an-intent, docs/api-reference.md#read-an-intent) and the hosted flow's pages. HTTP only:
 // schema in, one service call, schema out.
-import type { AppContext } from '../context.ts';
-import type { CapabilityRoutes } from '../kernel/routes.ts';
+import type { AppContext, CapabilityRoutes } from '../context.ts';
 import { partnerOf } from '../kernel/principal.ts';
 import { sendIdempotentResult } from '../kernel/idempotent-reply.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';

@@ -3,6 +3,7 @@
 // the QR purpose hook, or at submission when the fee is 0 — cancel, expiry, and the partner's events.
 import { createHash } from 'node:crypto';
 import type { Config } from '../config.ts';
+import type { AppContext } from '../context.ts';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../kernel/errors.ts';
@@ -10,7 +11,7 @@ import { runIdempotent, type IdempotentResult } from '../idempotency/service.ts'
 import { randomBase62 } from '../ids.ts';
 import { maskAccountNumber } from '../masking.ts';
 import * as merchants from '../merchants/service.ts';
-import { registerPaymentPurpose, type PurposePayment } from '../qr/purposes.ts';
+import type { PurposePayment } from '../qr/purposes.ts';
 import * as qrs from '../qr/service.ts';
 import type { CreateIntentBody, IntentView } from './schemas.ts';
 import * as store from './store.ts';
@@ -147,13 +148,13 @@ export type SubmitOutcome =
  * with a fee of 0 — creates the merchant and completes the intent in the same transaction.
  */
 export async function submitRegistration(
-  db: Database,
-  config: Pick<Config, 'publicBaseUrl' | 'serviceTimeZone' | 'onboardingActivationFeeCentavos'>,
+  context: Pick<AppContext, 'db' | 'config' | 'merchantProfiles'>,
   token: string,
   registration: Registration,
   flowSecret: string,
   now: Date,
 ): Promise<SubmitOutcome> {
+  const { db, config } = context;
   return db.transaction(async (tx): Promise<SubmitOutcome> => {
     const submitted = await store.submitRegistration(tx, token, registration, browserBindingHash(flowSecret), now);
     if (!submitted) {
@@ -166,7 +167,7 @@ export async function submitRegistration(
     }
     // QR expirations reach at most 365 days ahead (docs/api-reference.md#create-a-qr); an intent TTL beyond that is cut there.
     const minutesLeft = Math.min(365 * 24 * 60, Math.max(1, Math.ceil((submitted.expires_at.getTime() - now.getTime()) / 60_000)));
-    const { qr } = await qrs.createQrWithPurpose(tx, { config }, PLATFORM_BUSINESS_CODE, {
+    const { qr } = await qrs.createQrWithPurpose(tx, context, PLATFORM_BUSINESS_CODE, {
       amountCentavos: config.onboardingActivationFeeCentavos,
       modifyAmount: false,
       isMultiUse: false,
@@ -206,15 +207,14 @@ async function completeWithMerchant(tx: Transaction, intent: IntentRow, now: Dat
 
 /**
  * The activation fee's purpose handler, inside the payment's transaction: the intent must still be open
- * (not expired, not cancelled, not completed), else the payment is refused and no money moves.
+ * (not expired, not cancelled, not completed), else the payment is refused and no money moves. The
+ * composition root registers it for ACTIVATION_PURPOSE.
  */
-async function completeByActivationPayment(tx: Transaction, paid: PurposePayment): Promise<void> {
+export async function completeByActivationPayment(tx: Transaction, paid: PurposePayment): Promise<void> {
   const intent = await store.lockOpenIntentOfActivationQr(tx, paid.qr.id, paid.now);
   if (!intent) throw new ApiError('QR_NOT_PAYABLE', { message: 'This onboarding link has expired, was cancelled or is already used.' });
   await completeWithMerchant(tx, intent, paid.now);
 }
-
-registerPaymentPurpose(ACTIVATION_PURPOSE, completeByActivationPayment);
 
 /** Thrown inside the cancel transaction to undo the QR's cancel when the intent turned out closed. */
 class IntentNotOpen extends Error {}
@@ -225,9 +225,8 @@ class IntentNotOpen extends Error {}
  * waits for it instead of deadlocking; whichever commits first wins and the other changes nothing.
  */
 export async function cancelByToken(db: Database, config: Pick<Config, 'publicBaseUrl'>, token: string, now: Date): Promise<IntentRow | undefined> {
-  let cancelled: IntentRow;
   try {
-    cancelled = await db.transaction(async (tx) => {
+    return await db.transaction(async (tx) => {
       const current = await store.findIntentByToken(tx, token);
       if (!current) throw new IntentNotOpen();
       if (current.activation_qr_id) {
@@ -250,8 +249,6 @@ export async function cancelByToken(db: Database, config: Pick<Config, 'publicBa
     if (error instanceof IntentNotOpen) return undefined;
     throw error;
   }
-  if (cancelled.activation_qr_id) qrs.announceLocalQrChange(cancelled.activation_qr_id);
-  return cancelled;
 }
 
 /**
@@ -277,9 +274,13 @@ export async function issueFirstApiKey(
 }
 
 /** Sandbox "Simulate payment" on the activation step: a payer's bank pays the activation QR. */
-export async function simulateActivationPayment(db: Database, config: Pick<Config, 'publicBaseUrl'>, intent: IntentRow, now: Date): Promise<void> {
+export async function simulateActivationPayment(
+  context: Pick<AppContext, 'db' | 'config' | 'purposes'>,
+  intent: IntentRow,
+  now: Date,
+): Promise<void> {
   if (!intent.activation_qr_id) throw new ApiError('QR_NOT_PAYABLE', { message: 'There is no activation payment to make.' });
-  await qrs.receivePayment(db, config, {
+  await qrs.receivePayment(context, {
     qrId: intent.activation_qr_id,
     businessCode: PLATFORM_BUSINESS_CODE,
     amountCentavos: null,

@@ -1,6 +1,7 @@
-// Internal purposes of QRs: another module registers a handler that runs inside the transaction of each
-// payment of a QR created with that purpose (docs/architecture.md#seams), so onboarding depends on qr and never
-// the reverse. The activation fee of onboarding is the first user.
+// Internal purposes of QRs: another module provides a handler that runs inside the transaction of each
+// payment of a QR created with that purpose (docs/architecture.md#seams), so onboarding depends on qr and
+// never the reverse. The composition root (src/composition.ts) lists the purposes of the app; the
+// activation fee of onboarding is the first one.
 import type { Transaction } from '../db/database.ts';
 import type { PaymentRow, QrRow } from './store.ts';
 
@@ -13,17 +14,21 @@ export interface PurposePayment {
 /** Runs inside the payment's transaction; throwing rolls the whole payment back. */
 export type PaymentPurposeHandler = (tx: Transaction, paid: PurposePayment) => Promise<void>;
 
-const handlers = new Map<string, PaymentPurposeHandler>();
+const PURPOSE_NAME = /^[a-z_]{1,40}$/;
 
-/** Registers the handler of `purpose` (lower-case letters and underscores, ≤ 40); a second registration replaces the first. */
-export function registerPaymentPurpose(purpose: string, handler: PaymentPurposeHandler): void {
-  if (!/^[a-z_]{1,40}$/.test(purpose)) throw new Error(`invalid QR purpose name: ${purpose}`);
-  handlers.set(purpose, handler);
-}
+export class PaymentPurposes {
+  private readonly handlers: ReadonlyMap<string, PaymentPurposeHandler>;
 
-/** The handler of a QR's purpose; a QR whose purpose has no handler refuses payment loudly rather than lose the effect. */
-export function purposeHandler(purpose: string): PaymentPurposeHandler {
-  const handler = handlers.get(purpose);
-  if (!handler) throw new Error(`no handler registered for QR purpose "${purpose}"`);
-  return handler;
+  /** `handlers` by purpose name (lower-case letters and underscores, ≤ 40: the name is stored on the QR). */
+  constructor(handlers: Readonly<Record<string, PaymentPurposeHandler>>) {
+    for (const name of Object.keys(handlers)) if (!PURPOSE_NAME.test(name)) throw new Error(`invalid QR purpose name: ${name}`);
+    this.handlers = new Map(Object.entries(handlers));
+  }
+
+  /** The handler of a QR's purpose; a QR whose purpose has no handler refuses payment loudly rather than lose the effect. */
+  handlerOf(purpose: string): PaymentPurposeHandler {
+    const handler = this.handlers.get(purpose);
+    if (!handler) throw new Error(`no handler for QR purpose "${purpose}"`);
+    return handler;
+  }
 }

@@ -1,35 +1,22 @@
 // Simple QR routes of the merchant API (docs/api-reference.md#qr-payments) and the sandbox payment endpoint (docs/api-reference.md#sandbox-qr-payments). HTTP only:
 // schema in, one service call, schema out.
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.ts';
-import type { CapabilityRoutes } from '../kernel/routes.ts';
+import type { AppContext, CapabilityRoutes } from '../context.ts';
+import { notFound } from '../kernel/errors.ts';
 import { callerScope, merchantOf } from '../kernel/principal.ts';
-import { ApiError, notFound } from '../kernel/errors.ts';
 import { sendIdempotentResult } from '../kernel/idempotent-reply.ts';
 import { pageMeta, pageOffset, pageRequest } from '../kernel/pagination.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
-import { runIdempotent } from '../idempotency/service.ts';
-import { parseAmount } from '../money.ts';
-import type { Queryable } from '../db/database.ts';
+import { validatedCentavos } from '../money.ts';
 import { RenderPool } from './png.ts';
 import { sandboxRail } from './rail.ts';
 import {
   CreateQrBody, GetQrQuery, ListPaymentsQuery, ListQrsQuery, PaymentPageSchema, PaymentSchema, QrIdParams, QrPageSchema,
-  QR_AMOUNT_MAX_CENTAVOS, QR_AMOUNT_MIN_CENTAVOS, QrSchema, SandboxPaymentBody, type QrView,
+  QR_AMOUNT_BOUNDS, QrSchema, SandboxPaymentBody, type QrView,
 } from './schemas.ts';
 import * as qrs from './service.ts';
 import { payPages } from './pages/routes.ts';
 import { holdWhileUnchanged, QrWatcher } from './watch.ts';
-
-const QR_BOUNDS = { min: QR_AMOUNT_MIN_CENTAVOS, max: QR_AMOUNT_MAX_CENTAVOS };
-
-/** An amount that passed its schema's x-money check, in centavos. */
-function centavosOf(amount: number | string | undefined): number | null {
-  if (amount === undefined) return null;
-  const parsed = parseAmount(amount, QR_BOUNDS);
-  if (!parsed.ok) throw new Error('a validated amount did not parse');
-  return parsed.centavos;
-}
 
 export const qrRoutes: CapabilityRoutes = async (app, context) => {
   const { config, db, clock } = context;
@@ -78,27 +65,13 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
       response: { 201: QrSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 400, 409, 413, 415, 422) },
     },
   }, async (request, reply) => {
-    const businessCode = merchantOf(request.principal);
-    const body = request.body;
-    const now = clock.now();
-    const input = {
-      amountCentavos: centavosOf(body.amount),
-      modifyAmount: body.modify_amount ?? false,
-      isMultiUse: body.is_multi_use ?? false,
-      description: body.description ?? null,
-      qrExpiration: body.qr_expiration ?? null,
-    };
-    const checked = qrs.checkCreateInput(input, now, config.serviceTimeZone);
-    if (body.business_code !== businessCode) throw new ApiError('BUSINESS_CODE_MISMATCH');
-    const prepared = await qrs.prepareQr(db, config, businessCode, checked, null, render);
-    const create = async (tx: Queryable) => ({ statusCode: 201, body: qrs.toQrView(config, await qrs.insertPreparedQr(tx, prepared, now), now) });
-    if (request.idempotencyKey) {
-      const outcome = await runIdempotent(db, { caller: callerScope(request.principal!), route: 'POST /api/v2/simple-qrs', key: request.idempotencyKey },
-        { business_code: businessCode, ...input, currency: 'BOB' }, now, create);
-      return sendIdempotentResult(reply, outcome);
-    }
-    const outcome = await create(db); // a single insert: no transaction round trips needed
-    return reply.code(201).send(outcome.body);
+    const principal = request.principal!;
+    const result = await qrs.createQr(context, {
+      businessCode: merchantOf(principal),
+      body: request.body,
+      idempotency: request.idempotencyKey ? { caller: callerScope(principal), route: qrs.CREATE_QR_ROUTE, key: request.idempotencyKey } : null,
+    }, clock.now(), render);
+    return sendIdempotentResult(reply, result);
   });
 
   app.get('/api/v2/simple-qrs/:id', {
@@ -158,7 +131,6 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
     const businessCode = merchantOf(request.principal);
     const now = clock.now();
     const canceled = await db.transaction((tx) => qrs.cancelQr(tx, config, businessCode, request.params.id, now));
-    qrs.announceLocalQrChange(canceled.qr.id); // this process sees its own commit at once; others on NOTIFY
     return qrs.toQrView(config, canceled, now);
   });
 
@@ -195,12 +167,12 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
       const notice = sandboxRail.toNotice({
         qrId: request.params.id,
         businessCode,
-        amountCentavos: centavosOf(body.amount),
+        amountCentavos: body.amount === undefined ? null : validatedCentavos(body.amount, QR_AMOUNT_BOUNDS),
         sourceBank: body.source_bank,
         accountNumber: body.account_number,
         accountTitular: body.account_titular,
       });
-      const { payment } = await qrs.receivePayment(db, config, notice, clock.now());
+      const { payment } = await qrs.receivePayment(context, notice, clock.now());
       return reply.code(201).send(qrs.toPaymentView(payment));
     });
   }

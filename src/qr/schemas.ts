@@ -6,6 +6,7 @@ import { CurrencySchema, MoneyAmount, StrictObject, StringEnum, Timestamp } from
 /** 0.10 to 100000.00 BOB, in centavos (docs/api-reference.md#create-a-qr). */
 export const QR_AMOUNT_MIN_CENTAVOS = 10;
 export const QR_AMOUNT_MAX_CENTAVOS = 10_000_000;
+export const QR_AMOUNT_BOUNDS = { min: QR_AMOUNT_MIN_CENTAVOS, max: QR_AMOUNT_MAX_CENTAVOS } as const;
 
 export const QR_STATUSES = ['ACTIVE', 'PAID', 'CANCELED'] as const;
 

@@ -3,43 +3,31 @@
 // ledger.credit and events only through events.emit, in the payment's transaction.
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
+import type { AppContext } from '../context.ts';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
+import { runIdempotent, type IdempotencyScope, type IdempotentResult } from '../idempotency/service.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../kernel/errors.ts';
 import { randomBase62 } from '../ids.ts';
 import * as ledger from '../ledger/service.ts';
 import { maskAccountNumber } from '../masking.ts';
 import * as merchants from '../merchants/service.ts';
-import { centavosToAmount } from '../money.ts';
+import { centavosToAmount, validatedCentavos } from '../money.ts';
 import { buildEmvPayload } from './emv.ts';
 import { parseExpiration } from './expiration.ts';
 import { renderQrDataUri } from './png.ts';
-import { purposeHandler } from './purposes.ts';
 import type { PaymentNotice } from './rail.ts';
-import type { PaymentView, QrEventView, QrView } from './schemas.ts';
+import { QR_AMOUNT_BOUNDS, type CreateQrBody, type PaymentView, type QrEventView, type QrView } from './schemas.ts';
 import * as store from './store.ts';
 import type { CancelReason, PaymentRow, QrRow, QrStatus, QrWithLastPayment } from './store.ts';
 
 export type { PaymentRow, QrRow, QrStatus, QrWithLastPayment } from './store.ts';
 
-/** Channel carrying the id of a QR that changed (payment, cancel, expiry sweep); it wakes long polls. */
-export const QR_CHANGED_CHANNEL = 'mps_qr_changed';
-
 /**
- * Listeners told, in this process, right after a QR change committed here: the read cache drops the QR at
- * once instead of waiting for its own NOTIFY to come back (which other processes rely on).
+ * Channel carrying the id of a QR that changed (payment, cancel, expiry sweep), sent after the commit: it
+ * drops the QR from the read caches and wakes its long polls, in this process at once (db/notifier.ts).
  */
-const localChangeListeners = new Set<(qrId: string) => void>();
-
-export function subscribeLocalQrChanges(listener: (qrId: string) => void): () => void {
-  localChangeListeners.add(listener);
-  return () => localChangeListeners.delete(listener);
-}
-
-/** Callers that commit a QR change themselves (cancelQr runs in the caller's transaction) call this after the commit. */
-export function announceLocalQrChange(qrId: string): void {
-  for (const listener of localChangeListeners) listener(qrId);
-}
+export const QR_CHANGED_CHANNEL = 'mps_qr_changed';
 
 /** Renders the PNG data URI of a payload (inline by default; a worker pool under load). */
 export type RenderQrImage = (payload: string) => Promise<string>;
@@ -180,36 +168,19 @@ export function checkCreateInput(input: CreateQrInput, now: Date, serviceTimeZon
   return { ...input, expiresAt, qrExpirationWallClock };
 }
 
-/**
- * Name, city and MCC of a merchant for the EMV payload, cached for a minute: none of them can change
- * through the API, and a create then costs one statement instead of two.
- */
-const MERCHANT_CACHE_MS = 60_000;
-type MerchantCache = Map<number, { merchant: { name: string; city: string; mcc: string }; expiresAtMs: number }>;
-/** Per database object (a process may hold several: tests, a second pool). */
-const merchantCaches = new WeakMap<Queryable, MerchantCache>();
-
-async function merchantForPayload(db: Queryable, businessCode: number): Promise<{ name: string; city: string; mcc: string }> {
-  let merchantCache = merchantCaches.get(db);
-  if (!merchantCache) merchantCaches.set(db, (merchantCache = new Map()));
-  const cached = merchantCache.get(businessCode);
-  if (cached && cached.expiresAtMs > performance.now()) return cached.merchant;
-  const { name, city, mcc } = await merchants.getMerchant(db, businessCode);
-  if (merchantCache.size > 10_000) merchantCache.clear();
-  merchantCache.set(businessCode, { merchant: { name, city, mcc }, expiresAtMs: performance.now() + MERCHANT_CACHE_MS });
-  return { name, city, mcc };
-}
+/** What making a QR needs of the app: the public base URL for its link, the merchant's name, city and MCC. */
+export type QrMakingContext = Pick<AppContext, 'config' | 'merchantProfiles'>;
 
 /** Everything of a new QR except the database write: id, token, payload and image. */
-export async function prepareQr(
+async function prepareQr(
   db: Queryable,
-  config: Pick<Config, 'publicBaseUrl'>,
+  { config, merchantProfiles }: QrMakingContext,
   businessCode: number,
   input: CheckedCreateQrInput,
   purpose: string | null,
-  render: RenderQrImage = renderInline,
+  render: RenderQrImage,
 ): Promise<store.NewQr> {
-  const merchant = await merchantForPayload(db, businessCode);
+  const merchant = await merchantProfiles.get(db, businessCode);
   const payToken = randomBase62(22);
   const qrPayload = buildEmvPayload({
     isMultiUse: input.isMultiUse,
@@ -237,8 +208,45 @@ export async function prepareQr(
 }
 
 /** One statement: callers without other writes pass the database itself (autocommit, one round trip). */
-export async function insertPreparedQr(tx: Queryable, prepared: store.NewQr, now: Date): Promise<QrWithLastPayment> {
+async function insertPreparedQr(tx: Queryable, prepared: store.NewQr, now: Date): Promise<QrWithLastPayment> {
   return { qr: await store.insertQr(tx, prepared, now), lastPayment: null };
+}
+
+/** The route name idempotency keys of QR creation are scoped to. */
+export const CREATE_QR_ROUTE = 'POST /api/v2/simple-qrs';
+
+export interface CreateQrRequest {
+  /** The merchant of the calling key. */
+  businessCode: number;
+  body: CreateQrBody;
+  /** The key's scope when the request carries an Idempotency-Key (optional on this route). */
+  idempotency: IdempotencyScope | null;
+}
+
+/**
+ * POST /api/v2/simple-qrs: the checks the schema cannot express (one 422 listing them all), then the
+ * business_code check (409), then the payload and image — made before any transaction, so the render
+ * never holds a connection — then one insert, replayed for a repeated Idempotency-Key.
+ */
+export async function createQr(
+  context: Pick<AppContext, 'db' | 'config' | 'merchantProfiles'>,
+  { businessCode, body, idempotency }: CreateQrRequest,
+  now: Date,
+  render: RenderQrImage = renderInline,
+): Promise<IdempotentResult> {
+  const input: CreateQrInput = {
+    amountCentavos: body.amount === undefined ? null : validatedCentavos(body.amount, QR_AMOUNT_BOUNDS),
+    modifyAmount: body.modify_amount ?? false,
+    isMultiUse: body.is_multi_use ?? false,
+    description: body.description ?? null,
+    qrExpiration: body.qr_expiration ?? null,
+  };
+  const checked = checkCreateInput(input, now, context.config.serviceTimeZone);
+  if (body.business_code !== businessCode) throw new ApiError('BUSINESS_CODE_MISMATCH');
+  const prepared = await prepareQr(context.db, context, businessCode, checked, null, render);
+  const create = async (tx: Queryable) => ({ statusCode: 201, body: toQrView(context.config, await insertPreparedQr(tx, prepared, now), now) });
+  if (idempotency === null) return { ...(await create(context.db)), replayed: false }; // a single insert: no transaction round trips
+  return runIdempotent(context.db, idempotency, { business_code: businessCode, ...input, currency: 'BOB' }, now, create);
 }
 
 /**
@@ -247,14 +255,14 @@ export async function insertPreparedQr(tx: Queryable, prepared: store.NewQr, now
  */
 export async function createQrWithPurpose(
   tx: Transaction,
-  context: { config: Pick<Config, 'publicBaseUrl' | 'serviceTimeZone'> },
+  context: QrMakingContext,
   businessCode: number,
   input: CreateQrInput,
   purpose: string,
   now: Date,
 ): Promise<QrWithLastPayment> {
   const checked = checkCreateInput(input, now, context.config.serviceTimeZone);
-  const prepared = await prepareQr(tx, context.config, businessCode, checked, purpose);
+  const prepared = await prepareQr(tx, context, businessCode, checked, purpose, renderInline);
   return insertPreparedQr(tx, prepared, now);
 }
 
@@ -316,18 +324,16 @@ export async function cancelQr(tx: Transaction, config: Pick<Config, 'publicBase
 
 /** Records up to `limit` expired QRs as CANCELED ("expired") with their simple_qr.canceled events; returns how many. */
 export async function sweepExpiredQrs(db: Database, config: Pick<Config, 'publicBaseUrl'>, now: Date, limit: number): Promise<number> {
-  const swept = await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const expired = await store.cancelExpiredQrs(tx, now, limit);
-    if (expired.length === 0) return [];
+    if (expired.length === 0) return 0;
     const withPayments = await store.findQrsByIds(tx, expired.map((qr) => qr.id));
     for (const found of withPayments) {
       await events.emit(tx, { kind: 'merchant', businessCode: found.qr.business_code }, 'simple_qr.canceled', toQrEventView(config, found, now), now);
       tx.notifyAfterCommit(QR_CHANGED_CHANNEL, found.qr.id);
     }
-    return expired.map((qr) => qr.id);
+    return expired.length;
   });
-  for (const qrId of swept) announceLocalQrChange(qrId);
-  return swept.length;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -356,8 +362,12 @@ export interface ReceivedPayment {
  * once, whatever the concurrency), the ledger credit and movement, the payment row, its events and the
  * purpose's handler — one transaction. Refusals (409 QR_NOT_PAYABLE, 422 amount) move nothing.
  */
-export async function receivePayment(db: Database, config: Pick<Config, 'publicBaseUrl'>, notice: PaymentNotice, now: Date): Promise<ReceivedPayment> {
-  const received = await db.transaction(async (tx): Promise<ReceivedPayment> => {
+export async function receivePayment(
+  { db, config, purposes }: Pick<AppContext, 'db' | 'config' | 'purposes'>,
+  notice: PaymentNotice,
+  now: Date,
+): Promise<ReceivedPayment> {
+  return db.transaction(async (tx): Promise<ReceivedPayment> => {
     const current = notice.businessCode === null
       ? await findQrById(tx, notice.qrId)
       : await getQrOfMerchant(tx, notice.businessCode, notice.qrId);
@@ -401,12 +411,10 @@ export async function receivePayment(db: Database, config: Pick<Config, 'publicB
     const qrView = toQrEventView(config, found, now);
     await events.emit(tx, owner, 'simple_qr.payment_received', { qr: qrView, payment: toPaymentView(payment) }, now);
     if (claimed.status === 'PAID') await events.emit(tx, owner, 'simple_qr.paid', qrView, now);
-    if (claimed.purpose !== null) await purposeHandler(claimed.purpose)(tx, { qr: found.qr, payment, now });
+    if (claimed.purpose !== null) await purposes.handlerOf(claimed.purpose)(tx, { qr: found.qr, payment, now });
     tx.notifyAfterCommit(QR_CHANGED_CHANNEL, claimed.id);
     return { found, payment };
   });
-  announceLocalQrChange(received.found.qr.id);
-  return received;
 }
 
 function isUuid(text: string): boolean {

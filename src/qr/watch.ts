@@ -1,13 +1,14 @@
 // Long polling of QRs (docs/api-reference.md#read-a-qr `?wait=N`): one LISTEN per process on QR_CHANGED_CHANNEL (payload: the
-// QR id) wakes the in-process waiters of that QR. NOTIFY is sent after commit by whichever process
-// recorded the change, so a payment taken by another instance wakes the poll too. A notification only
+// QR id) wakes the in-process waiters of that QR. The notification is sent after commit by whichever
+// process recorded the change (and heard by that process at once), so a payment taken by another instance
+// wakes the poll too. A notification only
 // wakes; each waiter also re-reads at least every RECHECK_MS (the safety net for a lost notification or
 // a reconnect of the listening connection).
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../time.ts';
 import { QrReadCache } from './read-cache.ts';
 import {
-  effectiveState, etagOf, findQrById, findQrByPayToken, ifNoneMatchHits, QR_CHANGED_CHANNEL, subscribeLocalQrChanges, type QrWithLastPayment,
+  effectiveState, etagOf, findQrById, findQrByPayToken, ifNoneMatchHits, QR_CHANGED_CHANNEL, type QrWithLastPayment,
 } from './service.ts';
 
 /** Longest a waiter sleeps without re-reading its QR. */
@@ -22,14 +23,12 @@ export class QrWatcher {
   /** Pay token → QR id: a token never changes its QR, so the public page and its long poll read through `cache` too. */
   private readonly qrIdsByToken = new Map<string, string>();
   private unlisten: (() => Promise<void>) | null = null;
-  private unsubscribeLocal: (() => void) | null = null;
   private closed = false;
 
   constructor(private readonly db: Database) {}
 
   async start(): Promise<void> {
     this.closed = false;
-    this.unsubscribeLocal = subscribeLocalQrChanges((qrId) => this.changed(qrId));
     this.unlisten = await this.db.listen(QR_CHANGED_CHANNEL, (qrId) => this.changed(qrId), () => {
       this.cache.clear();
       this.wakeAll();
@@ -56,7 +55,6 @@ export class QrWatcher {
   /** Ends every wait (shutdown) and stops listening. */
   async stop(): Promise<void> {
     this.closed = true;
-    this.unsubscribeLocal?.();
     this.wakeAll();
     await this.unlisten?.();
     this.unlisten = null;

@@ -1,6 +1,5 @@
 // Transfer routes (docs/api-reference.md#transfers): HTTP only — schema in, one service call, schema out.
-import type { AppContext } from '../context.ts';
-import type { CapabilityRoutes } from '../kernel/routes.ts';
+import type { AppContext, CapabilityRoutes } from '../context.ts';
 import { callerScope, merchantOf } from '../kernel/principal.ts';
 import { sendIdempotentResult } from '../kernel/idempotent-reply.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';

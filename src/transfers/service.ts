@@ -12,7 +12,7 @@ import {
 } from '../idempotency/service.ts';
 import * as ledger from '../ledger/service.ts';
 import { maskAccountNumber } from '../masking.ts';
-import { centavosToAmount, parseAmount } from '../money.ts';
+import { centavosToAmount, validatedCentavos } from '../money.ts';
 import { railIdempotencyKey, transferStatusOf, type RailReport, type RailTransferOrder, type TransferRail } from './rail.ts';
 import { SandboxTransferRail } from './sandbox-rail.ts';
 import {
@@ -43,12 +43,9 @@ export interface CreateTransferRequest {
 }
 
 export function toCreateTransferRequest(body: CreateTransferBody): CreateTransferRequest {
-  const amount = parseAmount(body.amount, { min: MIN_TRANSFER_CENTAVOS, max: MAX_TRANSFER_CENTAVOS });
-  // The schema has checked the amount already; this only turns it into centavos.
-  if (!amount.ok) throw validationError([{ field: 'amount', code: amount.problem, message: 'is not a valid amount' }]);
   return {
     business_code: body.business_code,
-    amount_centavos: amount.centavos,
+    amount_centavos: validatedCentavos(body.amount, { min: MIN_TRANSFER_CENTAVOS, max: MAX_TRANSFER_CENTAVOS }),
     currency: 'BOB',
     reference: body.reference ?? null,
     destination: {

@@ -133,8 +133,8 @@ export class Dispatcher {
   }
 
   /**
-   * Claims now, outside the runner's loop (the fan-out of this process calls it after creating deliveries,
-   * saving a NOTIFY round trip). Wake-ups during a claim are folded into one more claim.
+   * Claims now, outside the runner's loop (an endpoint whose send finished is under its limit again).
+   * Wake-ups during a claim are folded into one more claim.
    */
   wake(): void {
     if (this.wakeRun) {

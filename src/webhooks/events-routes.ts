@@ -2,8 +2,7 @@
 // lives in the webhooks module because attempts and redelivery are delivery facts; events themselves are
 // read through the events service.
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.ts';
-import type { CapabilityRoutes } from '../kernel/routes.ts';
+import type { AppContext, CapabilityRoutes } from '../context.ts';
 import * as events from '../events/service.ts';
 import { notFound } from '../kernel/errors.ts';
 import { PageSchema, pageMeta, pageOffset, pageRequest } from '../kernel/pagination.ts';

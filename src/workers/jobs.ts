@@ -1,6 +1,6 @@
 // The background jobs of this process. Each capability adds its own job here.
 import type { Registry } from 'prom-client';
-import type { AppContext } from '../context.ts';
+import type { BaseContext } from '../context.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
 import { sweepExpiredIntents } from '../onboarding/service.ts';
 import { sweepExpiredQrs } from '../qr/service.ts';
@@ -20,7 +20,7 @@ export interface BackgroundJobOptions {
   onError?: (error: unknown, context: string) => void;
 }
 
-export function backgroundJobs({ config, db, clock }: AppContext, options: BackgroundJobOptions = {}): Job[] {
+export function backgroundJobs({ config, db, clock }: BaseContext, options: BackgroundJobOptions = {}): Job[] {
   const metrics = options.metrics ? webhookMetrics(options.metrics) : undefined;
   const dispatcher = new Dispatcher({
     db, clock, metrics, destinations: destinationPolicyOf(config), timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs,
@@ -47,8 +47,8 @@ export function backgroundJobs({ config, db, clock }: AppContext, options: Backg
       intervalMs: 5_000,
       runOnce: async () => (await sweepExpiredIntents(db, clock.now(), 500)) === 500,
     },
-    // Woken by every committed emit (EVENTS_CHANNEL); wakes this process's dispatcher directly after its commit.
-    new Fanout({ db, clock, metrics, onDeliveriesCreated: () => dispatcher.wake() }).job(),
+    // Woken by every committed emit (EVENTS_CHANNEL); its own commits wake the dispatchers (DELIVERIES_CHANNEL).
+    new Fanout({ db, clock, metrics }).job(),
     dispatcher.job(),
   ];
   const rail = transferRailFor(config);

@@ -156,14 +156,58 @@ describe.each(databaseKinds())('Database adapter on %s', (kind) => {
           await tx.query('select 1');
         });
         await db.flushNotifications();
-        // Notifications arrive in commit order: once 'committed' is here, a sent 'rolled-back' would be too.
-        for (let attempt = 0; attempt < 200 && !received.includes('committed'); attempt++) {
+        // 'committed' arrives twice: at once in this process, then through the database. The database
+        // delivers in commit order: once its 'committed' is here, a sent 'rolled-back' would be too.
+        for (let attempt = 0; attempt < 200 && received.length < 2; attempt++) {
           await new Promise((resolve) => setTimeout(resolve, 25));
         }
-        expect(received).toEqual(['committed']);
+        expect(received).toEqual(['committed', 'committed']);
       } finally {
         await unlisten();
       }
+    });
+    it('runs afterCommit hooks in order once committed, before the transaction call returns; never after a rollback', async () => {
+      const ran: string[] = [];
+      await caught(db.transaction(async (tx) => {
+        tx.afterCommit(() => ran.push('rolled back'));
+        await tx.query('select 1');
+        throw new Error('roll back');
+      }));
+      const value = await db.transaction(async (tx) => {
+        tx.afterCommit(() => ran.push('first'));
+        tx.afterCommit(() => {
+          throw new Error('a failing hook is reported, not thrown: the transaction has committed');
+        });
+        tx.afterCommit(() => ran.push('third'));
+        await tx.query('select 1');
+        expect(ran).toEqual([]); // not before the commit
+        return 'committed';
+      });
+      expect(value).toBe('committed');
+      expect(ran).toEqual(['first', 'third']);
+    });
+
+    it('tells this process\'s listeners of a committed notification before the transaction call returns, and again through the database', async () => {
+      const channel = `adapter_local_${kind}_${Math.random().toString(36).slice(2, 10)}`;
+      const received: string[] = [];
+      const unlisten = await db.listen(channel, (payload) => received.push(payload));
+      try {
+        await db.transaction(async (tx) => {
+          tx.notifyAfterCommit(channel, 'paid');
+          await tx.query('select 1');
+        });
+        expect(received).toEqual(['paid']); // at once, no round trip
+        await db.flushNotifications();
+        for (let attempt = 0; attempt < 200 && received.length < 2; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        expect(received).toEqual(['paid', 'paid']); // and the database's delivery, which other processes get
+      } finally {
+        await unlisten();
+      }
+      db.notify(channel, 'after unlisten');
+      await db.flushNotifications();
+      expect(received).toEqual(['paid', 'paid']);
     });
   });
 

@@ -14,25 +14,31 @@ const WAIT_MS = 10_000;
 
 /**
  * Counts notifications on EVENTS_CHANNEL. `barrier()` sends a unique notification on another channel and
- * waits for it: notifications arrive in commit order, so once the barrier is back, every notification sent
- * before it has arrived too. That proves "not woken" without sleeping for a guessed time.
+ * waits for PostgreSQL to deliver it: this process's listeners hear every notification twice, at once and
+ * then through the database, and the database delivers in commit order, so once the barrier's second
+ * arrival is here, every notification sent before it has arrived too. That proves "not woken" without
+ * sleeping for a guessed time.
  */
 async function watchEvents(db: Database) {
   let eventsNotifications = 0;
   const eventWaiters: Array<() => void> = [];
-  const barrierWaiters = new Map<string, () => void>();
+  /** Per barrier token: how many arrivals it still waits for, and what to call at the last. */
+  const barrierWaiters = new Map<string, { left: number; arrived: () => void }>();
   const stopEvents = await db.listen(EVENTS_CHANNEL, () => {
     eventsNotifications++;
     for (const wake of eventWaiters.splice(0)) wake();
   });
-  const stopBarrier = await db.listen(BARRIER_CHANNEL, (payload) => barrierWaiters.get(payload)?.());
+  const stopBarrier = await db.listen(BARRIER_CHANNEL, (payload) => {
+    const waiter = barrierWaiters.get(payload);
+    if (waiter && --waiter.left === 0) waiter.arrived();
+  });
   return {
     get count() {
       return eventsNotifications;
     },
     async barrier(): Promise<void> {
       const token = randomUUID();
-      const arrived = new Promise<void>((resolve) => barrierWaiters.set(token, resolve));
+      const arrived = new Promise<void>((resolve) => barrierWaiters.set(token, { left: 2, arrived: resolve }));
       db.notify(BARRIER_CHANNEL, token);
       await bounded(arrived, 'the barrier notification');
       barrierWaiters.delete(token);

@@ -9,6 +9,8 @@ import { createLogger } from '../../src/kernel/logging.ts';
 import type { Clock } from '../../src/time.ts';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.ts';
 import { trackOpen } from './open-resources.ts';
+import { createAppContext } from '../../src/composition.ts';
+import type { PaymentPurposeHandler } from '../../src/qr/purposes.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -52,6 +54,8 @@ export interface TestApp {
   app: App;
   db: Database;
   database: TestDatabase;
+  /** The context the app was built with (for calling services directly). */
+  context: AppContext;
   config: Config;
   clock: TestClock;
   baseUrl: string;
@@ -72,6 +76,8 @@ export interface StartOptions {
   /** Open a second pool on `database` instead of sharing its Database object. */
   separatePool?: boolean;
   clock?: TestClock;
+  /** Further QR purposes, beside the app's own (tests of the purpose hook). */
+  purposes?: Record<string, PaymentPurposeHandler>;
   /** Registry served on /metrics (to share it with worker jobs under test). */
   metrics?: import('prom-client').Registry;
 }
@@ -90,7 +96,8 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
     ...options.env,
   });
   const clock = options.clock ?? new TestClock();
-  const app = await buildApp({ config, db, clock }, { plugins: options.plugins, logger: createLogger(config.logLevel), metrics: options.metrics });
+  const context = createAppContext({ config, db, clock }, { purposes: options.purposes });
+  const app = await buildApp(context, { plugins: options.plugins, logger: createLogger(config.logLevel), metrics: options.metrics });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const closed = trackOpen('a test app');
   const address = app.server.address();
@@ -120,6 +127,7 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
     app,
     db,
     database,
+    context,
     config,
     clock,
     baseUrl,

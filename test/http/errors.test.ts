@@ -17,6 +17,7 @@ import { StrictObject } from '../../src/kernel/schemas.ts';
 import { startTestApp, TestClock, type TestApp, type TestResponse } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
+import { createAppContext } from '../../src/composition.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // The error codes table of the project's own reference, docs/api-reference.md ("Error codes"), read
@@ -649,7 +650,7 @@ describe('503 SERVICE_UNAVAILABLE when the database is unreachable', () => {
     const url = 'postgres://postgres@127.0.0.1:1/none';
     const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT: 'off', SANDBOX_SETTLEMENT: 'off' });
     db = await openPostgres({ url });
-    app = await buildApp({ config, db, clock: new TestClock() }, { plugins: [fixtureRoutes], logger: createLogger('silent') });
+    app = await buildApp(createAppContext({ config, db, clock: new TestClock() }), { plugins: [fixtureRoutes], logger: createLogger('silent') });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

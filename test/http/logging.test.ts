@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { ADMIN_TOKEN, TestClock } from '../helpers/app.ts';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/databases.ts';
+import { createAppContext } from '../../src/composition.ts';
 
 describe.each(databaseKinds())('request logs on %s', (kind) => {
   let database: TestDatabase;
@@ -17,7 +18,7 @@ describe.each(databaseKinds())('request logs on %s', (kind) => {
     const config = loadConfig({ DATABASE_URL: 'memory://', ADMIN_TOKEN, RATE_LIMIT: 'off', SANDBOX_SETTLEMENT: 'off' });
     const stream = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } });
     const logger = pino({ level: 'debug' }, stream) as unknown as import('fastify').FastifyBaseLogger;
-    app = await buildApp({ config, db: database.db, clock: new TestClock() }, { logger });
+    app = await buildApp(createAppContext({ config, db: database.db, clock: new TestClock() }), { logger });
     await app.ready();
   });
   afterAll(async () => {

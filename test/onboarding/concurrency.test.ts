@@ -62,8 +62,8 @@ describeOnPostgres('onboarding races on %s', (kind) => {
       const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
       const { rows: [balanceBefore] } = await t.db.query<{ a: number }>('select available_centavos as a from balances where business_code = 1000');
       const results = await Promise.allSettled([
-        onboarding.simulateActivationPayment(t.db, t.config, stored, t.clock.now()),
-        onboarding.simulateActivationPayment(free.db, free.config, stored, t.clock.now()),
+        onboarding.simulateActivationPayment(t.context, stored, t.clock.now()),
+        onboarding.simulateActivationPayment(free.context, stored, t.clock.now()),
       ]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
@@ -84,7 +84,7 @@ describeOnPostgres('onboarding races on %s', (kind) => {
       const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
       const { rows: [balanceBefore] } = await t.db.query<{ a: number }>('select available_centavos as a from balances where business_code = 1000');
       const [payment, cancel] = await Promise.allSettled([
-        onboarding.simulateActivationPayment(free.db, free.config, stored, t.clock.now()),
+        onboarding.simulateActivationPayment(free.context, stored, t.clock.now()),
         onboarding.cancelByToken(t.db, t.config, tokenOf(intent), t.clock.now()),
       ]);
       // never a deadlock or another database error: only the loser's clean refusal

@@ -101,7 +101,7 @@ describeInChromium('hosted onboarding flow in Chromium', () => describe.each(dat
       await Promise.all([page.waitForNavigation(), page.click('#submit-button')]);
       expect(await page.textContent('h1')).toBe('Activation payment');
       const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
-      await onboarding.simulateActivationPayment(t.db, t.config, stored, t.clock.now());
+      await onboarding.simulateActivationPayment(t.context, stored, t.clock.now());
       await page.waitForURL(/\/done$/, { timeout: 8_000 });
       expect(await page.textContent('#api-key')).toMatch(/^mk_test_/);
     } finally {

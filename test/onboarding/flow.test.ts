@@ -229,7 +229,7 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     const qr = (await qrs.findQrById(t.db, stored.activation_qr_id!))!.qr;
     expect(qr.status).toBe('CANCELED');
     expect(stored.payout_account_number).toBe('**********3456');
-    await expect(onboarding.simulateActivationPayment(t.db, t.config, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
+    await expect(onboarding.simulateActivationPayment(t.context, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
     expect((await browser.post('/simulate-payment')).status).toBe(410);
   });
 
@@ -244,9 +244,9 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
       expect(page.status).toBe(410);
       expect(page.text).toContain('has expired');
     }
-    await expect(onboarding.simulateActivationPayment(t.db, t.config, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
+    await expect(onboarding.simulateActivationPayment(t.context, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
     // even a payment reaching a QR that outlives the intent by rounding is refused by the purpose handler
-    await expect(onboarding.simulateActivationPayment(t.db, t.config, stored, new Date(stored.expires_at.getTime() + 1))).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
+    await expect(onboarding.simulateActivationPayment(t.context, stored, new Date(stored.expires_at.getTime() + 1))).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
     expect(await platformAvailable()).toBe(platformBefore);
     expect((await readIntent(intent.code)).body).toMatchObject({ status: 'expired', business_code: null });
     await onboarding.sweepExpiredIntents(t.db, t.clock.now(), 1000);

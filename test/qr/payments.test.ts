@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as events from '../../src/events/service.ts';
 import { createQrWithPurpose, type QrRow } from '../../src/qr/service.ts';
-import { registerPaymentPurpose } from '../../src/qr/purposes.ts';
+import type { PaymentPurposeHandler } from '../../src/qr/purposes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
@@ -18,8 +18,18 @@ async function movementsOf(t: TestApp, businessCode: number) {
 
 describe.each(databaseKinds())('simple QR payments on %s', (kind) => {
   let t: TestApp;
+  /** What the test_fee purpose handler saw (the purpose-hook test). */
+  const seen: Array<{ qr: QrRow; paymentId: number }> = [];
+  const testPurposes: Record<string, PaymentPurposeHandler> = {
+    test_fee: async (tx, { qr, payment }) => {
+      const { rows } = await tx.query<{ n: number }>('select count(*)::int8 as n from qr_payments where id = $1::bigint', [payment.id]);
+      expect(rows[0]!.n).toBe(1); // visible inside the same transaction
+      seen.push({ qr, paymentId: payment.id });
+    },
+    test_failing: async () => { throw new Error('handler refused'); },
+  };
   beforeAll(async () => {
-    t = await startTestApp({ kind });
+    t = await startTestApp({ kind, purposes: testPurposes });
   });
   afterAll(() => t.close());
 
@@ -107,22 +117,15 @@ describe.each(databaseKinds())('simple QR payments on %s', (kind) => {
   });
 
   it('runs the handler of a QR purpose inside the payment transaction, and rolls everything back when it throws', async () => {
-    const seen: Array<{ qr: QrRow; paymentId: number }> = [];
-    registerPaymentPurpose('test_fee', async (tx, { qr, payment }) => {
-      const { rows } = await tx.query<{ n: number }>('select count(*)::int8 as n from qr_payments where id = $1::bigint', [payment.id]);
-      expect(rows[0]!.n).toBe(1); // visible inside the same transaction
-      seen.push({ qr, paymentId: payment.id });
-    });
-    registerPaymentPurpose('test_failing', async () => { throw new Error('handler refused'); });
     const merchant = await t.createMerchant();
     const [ok, failing] = await t.db.transaction(async (tx) => [
-      await createQrWithPurpose(tx, t, 1000, { amountCentavos: 1000, modifyAmount: false, isMultiUse: false, description: 'Activation fee', qrExpiration: '+2h' }, 'test_fee', t.clock.now()),
-      await createQrWithPurpose(tx, t, merchant.businessCode, { amountCentavos: 500, modifyAmount: false, isMultiUse: false, description: null, qrExpiration: null }, 'test_failing', t.clock.now()),
+      await createQrWithPurpose(tx, t.context, 1000, { amountCentavos: 1000, modifyAmount: false, isMultiUse: false, description: 'Activation fee', qrExpiration: '+2h' }, 'test_fee', t.clock.now()),
+      await createQrWithPurpose(tx, t.context, merchant.businessCode, { amountCentavos: 500, modifyAmount: false, isMultiUse: false, description: null, qrExpiration: null }, 'test_failing', t.clock.now()),
     ]);
     expect(ok.qr.business_code).toBe(1000);
     const { receivePayment } = await import('../../src/qr/service.ts');
     const { sandboxRail } = await import('../../src/qr/rail.ts');
-    await receivePayment(t.db, t.config, sandboxRail.toNotice({ qrId: ok.qr.id, businessCode: null, amountCentavos: null }), t.clock.now());
+    await receivePayment(t.context, sandboxRail.toNotice({ qrId: ok.qr.id, businessCode: null, amountCentavos: null }), t.clock.now());
     expect(seen).toHaveLength(1);
     expect(seen[0]!.qr.id).toBe(ok.qr.id);
     const response = await pay(t, merchant, failing.qr.id);

@@ -9,6 +9,7 @@ import { buildApp, type App } from '../../src/http/app.ts';
 import { ADMIN_TOKEN, TestClock } from '../helpers/app.ts';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
+import { createAppContext } from '../../src/composition.ts';
 
 const ACCOUNT = '7788990011223344';
 
@@ -21,7 +22,7 @@ describe.each(databaseKinds())('logs of transfer routes on %s', (kind) => {
     const config = loadConfig({ DATABASE_URL: 'memory://', ADMIN_TOKEN, RATE_LIMIT: 'off', SANDBOX_SETTLEMENT: 'off' });
     const stream = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } });
     const logger = pino({ level: 'trace' }, stream) as unknown as import('fastify').FastifyBaseLogger;
-    app = await buildApp({ config, db: database.db, clock: new TestClock() }, { plugins: [fixtureRoutes], logger });
+    app = await buildApp(createAppContext({ config, db: database.db, clock: new TestClock() }), { plugins: [fixtureRoutes], logger });
     await app.ready();
   });
   afterAll(async () => {

@@ -3,8 +3,7 @@
 // answers 410; an unknown token 404. Post/redirect/get after every successful POST.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import type { CapabilityRoutes } from '../../kernel/routes.ts';
+import type { AppContext, CapabilityRoutes } from '../../context.ts';
 import { acceptFormPostsOnly } from '../../kernel/forms.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import { newNonce, pageHeaders } from '../../qr/pages/html.ts';
@@ -115,7 +114,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     const values = readForm((request.body ?? {}) as Record<string, unknown>);
     const checked = checkRegistration(values, banks);
     if ('errors' in checked) return showForm(reply, 422, intent, secret, values, checked.errors);
-    const outcome = await onboarding.submitRegistration(db, config, intent.token, checked.registration, secret, now);
+    const outcome = await onboarding.submitRegistration(context, intent.token, checked.registration, secret, now);
     // A double submit lands here too: the loser follows the winner to the next step.
     const next = outcome.intent.status === 'completed' ? `/onboarding/${intent.token}/done` : `/onboarding/${intent.token}`;
     return reply.code(303).header('location', next).send();
@@ -174,7 +173,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     if (!secret) return reply;
     if (intent.submitted_at === null) return reply.code(303).header('location', `/onboarding/${intent.token}`).send();
     try {
-      await onboarding.simulateActivationPayment(db, config, intent, now);
+      await onboarding.simulateActivationPayment(context, intent, now);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'QR_NOT_PAYABLE') throw error;
       const current = (await onboarding.findIntentByToken(db, intent.token))!;

@@ -2,8 +2,7 @@
 // long poll like the API) and, in sandbox mode, the "Simulate payment" form post.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import type { CapabilityRoutes } from '../../kernel/routes.ts';
+import type { AppContext, CapabilityRoutes } from '../../context.ts';
 import { acceptFormPostsOnly, UNSTORABLE_TEXT_MESSAGE } from '../../kernel/forms.ts';
 import { isStorableText } from '../../kernel/validation.ts';
 import { ApiError, notFound } from '../../kernel/errors.ts';
@@ -26,7 +25,8 @@ export interface PayPagesOptions extends AppContext {
   watcher: QrWatcher;
 }
 
-export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, { config, db, clock, watcher }) => {
+export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) => {
+  const { config, db, clock, watcher } = context;
   const sandbox = config.mode === 'sandbox';
 
   acceptFormPostsOnly(app);
@@ -105,7 +105,7 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, { config,
     for (const [name, value] of Object.entries(values)) if (!isStorableText(value)) errors[name] = UNSTORABLE_TEXT_MESSAGE;
     if (Object.keys(errors).length > 0) return showPage(reply, token, 422, { values, errors });
     try {
-      await qrs.receivePayment(db, config, sandboxRail.toNotice({
+      await qrs.receivePayment(context, sandboxRail.toNotice({
         qrId: found.qr.id, businessCode: null, amountCentavos,
         sourceBank: values.source_bank, accountNumber: values.account_number, accountTitular: values.account_titular,
       }), clock.now());
