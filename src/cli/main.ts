@@ -11,8 +11,10 @@ import { openDatabase } from '../db/open.ts';
 import { ApiError } from '../kernel/errors.ts';
 import { fieldErrorsFromAjv, validatorCompiler } from '../kernel/validation.ts';
 import * as ledger from '../ledger/service.ts';
+import { toInvariantReportView } from '../ledger/views.ts';
 import * as schemas from '../merchants/schemas.ts';
 import * as merchants from '../merchants/service.ts';
+import { toApiKeyListing, toCreatedPartnerView, toMerchantView, toPartnerView } from '../merchants/views.ts';
 import { systemClock } from '../time.ts';
 import { createAppContext } from '../composition.ts';
 
@@ -78,11 +80,11 @@ function parseCommand(argv: string[]): Command {
       const body = validate(schemas.CreatePartnerBody, { name: values.name });
       return async ({ config, db, clock }) => {
         const created = await db.transaction((tx) => merchants.createPartner(tx, body.name, config.mode, clock.now()));
-        return ok({ id: created.partner.id, name: created.partner.name, master_key: created.masterKey, key_prefix: created.keyPrefix });
+        return ok(toCreatedPartnerView(created));
       };
     }
     case 'partner list':
-      return async ({ db }) => ok({ data: (await merchants.listPartners(db)).map((p) => ({ id: p.id, name: p.name, created_at: p.created_at.toISOString() })) });
+      return async ({ db }) => ok({ data: (await merchants.listPartners(db)).map(toPartnerView) });
     case 'partner key': {
       const partnerId = wholeNumber(fourth, 'PARTNER_ID');
       if (third === 'create') {
@@ -91,7 +93,7 @@ function parseCommand(argv: string[]): Command {
           return ok({ master_key: key.masterKey, key_prefix: key.keyPrefix });
         };
       }
-      if (third === 'list') return async ({ db }) => ok({ data: (await merchants.listPartnerApiKeys(db, partnerId)).map(merchants.toApiKeyListing) });
+      if (third === 'list') return async ({ db }) => ok({ data: (await merchants.listPartnerApiKeys(db, partnerId)).map(toApiKeyListing) });
       throw new UsageError(`unknown command: ${command}`);
     }
     case 'merchant create': {
@@ -106,14 +108,14 @@ function parseCommand(argv: string[]): Command {
         const created = await db.transaction((tx) => merchants.createMerchant(tx, {
           name: body.name, city: body.city, mcc: body.mcc, achEnabled: body.ach_enabled, partnerId: body.partner_id,
         }, config.mode, clock.now()));
-        return ok({ ...merchants.toMerchantView(created.merchant), api_key: created.apiKey, key_prefix: created.keyPrefix });
+        return ok({ ...toMerchantView(created.merchant), api_key: created.apiKey, key_prefix: created.keyPrefix });
       };
     }
     case 'merchant list':
-      return async ({ db }) => ok({ data: (await merchants.listMerchants(db)).map(merchants.toMerchantView) });
+      return async ({ db }) => ok({ data: (await merchants.listMerchants(db)).map(toMerchantView) });
     case 'merchant show': {
       const businessCode = wholeNumber(third, 'BUSINESS_CODE');
-      return async ({ db }) => ok(merchants.toMerchantView(await merchants.getMerchant(db, businessCode)));
+      return async ({ db }) => ok(toMerchantView(await merchants.getMerchant(db, businessCode)));
     }
     case 'merchant update': {
       const businessCode = wholeNumber(third, 'BUSINESS_CODE');
@@ -123,7 +125,7 @@ function parseCommand(argv: string[]): Command {
       });
       return async ({ db, clock }) => {
         const merchant = await db.transaction((tx) => merchants.updateMerchant(tx, businessCode, { achEnabled: body.ach_enabled, status: body.status }, clock.now()));
-        return ok(merchants.toMerchantView(merchant));
+        return ok(toMerchantView(merchant));
       };
     }
     case 'key create': {
@@ -136,7 +138,7 @@ function parseCommand(argv: string[]): Command {
     }
     case 'key list': {
       const businessCode = wholeNumber(third, 'BUSINESS_CODE');
-      return async ({ db }) => ok({ data: (await merchants.listMerchantApiKeys(db, businessCode)).map(merchants.toApiKeyListing) });
+      return async ({ db }) => ok({ data: (await merchants.listMerchantApiKeys(db, businessCode)).map(toApiKeyListing) });
     }
     case 'key revoke': {
       if (!third) throw new UsageError('key revoke needs KEY_PREFIX');
@@ -148,7 +150,7 @@ function parseCommand(argv: string[]): Command {
     case 'ledger check':
       return async ({ db }) => {
         const report = await db.transaction((tx) => ledger.checkInvariant(tx));
-        return { output: ledger.toInvariantReportView(report), exitCode: report.violations.length === 0 ? 0 : 3 };
+        return { output: toInvariantReportView(report), exitCode: report.violations.length === 0 ? 0 : 3 };
       };
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'no command given');

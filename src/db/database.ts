@@ -77,11 +77,6 @@ export function databaseErrorOf(error: unknown): DatabaseErrorFields | undefined
   return { code, constraint: typeof constraint === 'string' ? constraint : undefined };
 }
 
-/** True when `error` is a violation of the named constraint (docs/architecture.md, habit 5: constraint names are part of the error model). */
-export function isConstraintViolation(error: unknown, constraint: string): boolean {
-  return databaseErrorOf(error)?.constraint === constraint;
-}
-
 const UNREACHABLE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN']);
 
 /** True when the database could not be reached or dropped the connection (answered 503, not 500). */

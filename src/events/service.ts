@@ -2,6 +2,8 @@
 // event and a rolled-back one never does. The webhooks module delivers from this table in its own worker.
 import type { Queryable, Transaction } from '../db/database.ts';
 import { randomBase62 } from '../ids.ts';
+import { notFound } from '../kernel/errors.ts';
+import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
 import * as store from './store.ts';
 import type { EventOwnerKind, EventRow } from './store.ts';
 
@@ -56,26 +58,26 @@ export async function emitEach(tx: Transaction, emissions: readonly Emission[]):
   return rows;
 }
 
-function ownerKey(owner: EventOwner): [EventOwnerKind, number] {
+/** An owner as the (kind, id) pair the tables store. */
+export function ownerKey(owner: EventOwner): [EventOwnerKind, number] {
   return owner.kind === 'merchant' ? ['merchant', owner.businessCode] : ['partner', owner.partnerId];
 }
 
-/** One page of the owner's events, newest first, optionally of one type; with the total for `meta`. */
-export async function listEventPage(
-  tx: Queryable,
-  owner: EventOwner,
-  filter: { type?: EventType; limit: number; offset: number },
-): Promise<{ events: EventRow[]; total: number }> {
+/** One page of the owner's events, newest first, optionally of one type. */
+export async function listEventPage(tx: Queryable, owner: EventOwner, type: EventType | null, page: PageRequest): Promise<Page<EventRow>> {
   const [kind, id] = ownerKey(owner);
-  const events = await store.findEventPageOfOwner(tx, kind, id, filter.type ?? null, filter.limit, filter.offset);
-  const total = await store.countEventsOfOwner(tx, kind, id, filter.type ?? null);
-  return { events, total };
+  const { limit, offset } = pageWindow(page);
+  const items = await store.findEventPageOfOwner(tx, kind, id, type, limit, offset);
+  const total = await store.countEventsOfOwner(tx, kind, id, type);
+  return { items, total };
 }
 
-/** The owner's event with this id; undefined for an unknown id or another owner's event. */
-export async function getEventOfOwner(tx: Queryable, owner: EventOwner, eventId: string): Promise<EventRow | undefined> {
+/** The owner's event with this id; 404 for an unknown id or another owner's event. */
+export async function getEventOfOwner(tx: Queryable, owner: EventOwner, eventId: string): Promise<EventRow> {
   const [kind, id] = ownerKey(owner);
-  return store.findEventOfOwner(tx, kind, id, eventId);
+  const event = await store.findEventOfOwner(tx, kind, id, eventId);
+  if (!event) throw notFound('event');
+  return event;
 }
 
 /**
@@ -93,13 +95,3 @@ export async function getEventsByIds(tx: Queryable, eventIds: string[]): Promise
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-export async function listEventsOfOwner(db: Queryable, owner: EventOwner): Promise<EventRow[]> {
-  return owner.kind === 'merchant'
-    ? store.findEventsOfOwner(db, 'merchant', owner.businessCode)
-    : store.findEventsOfOwner(db, 'partner', owner.partnerId);
-}
-
-/** The wire form of an event (docs/api-reference.md#events-api). */
-export function toEventPayload(event: EventRow): { id: string; type: string; created_at: string; data: Record<string, unknown> } {
-  return { id: event.id, type: event.type, created_at: event.created_at.toISOString(), data: event.data };
-}

@@ -42,15 +42,6 @@ export async function insertEvents(tx: Queryable, events: readonly NewEvent[]): 
   return rows.sort((a, b) => a.sequence - b.sequence);
 }
 
-export async function findEventsOfOwner(tx: Queryable, ownerKind: EventOwnerKind, ownerId: number): Promise<EventRow[]> {
-  const { rows } = await tx.query<EventRow>(
-    `select ${EVENT_COLUMNS} from events where owner_kind = $1::text and owner_id = $2::bigint
-      order by created_at desc, sequence desc`,
-    [ownerKind, ownerId],
-  );
-  return rows;
-}
-
 export async function findEventPageOfOwner(
   tx: Queryable, ownerKind: EventOwnerKind, ownerId: number, type: string | null, limit: number, offset: number,
 ): Promise<EventRow[]> {

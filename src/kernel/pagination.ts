@@ -1,5 +1,9 @@
 // Page-number pagination shared by every list (docs/api-reference.md#pagination): `page` 1–1,000,000, `per_page` 1–100 (default 15),
 // `{ data, meta }` with `last_page = max(1, ceil(total / per_page))`; a page past the end is `data: []`.
+//
+// One shape at each layer (docs/architecture.md#conventions): the route reads a PageRequest from the
+// query, the service takes it and returns a Page of rows, the store takes the SQL window (pageWindow);
+// the route answers pageBody(request, page, view).
 import { Type, type TSchema } from '@sinclair/typebox';
 import { PaginationMetaSchema } from './schemas.ts';
 
@@ -29,11 +33,22 @@ export function pageRequest(query: { page?: number; per_page?: number }): PageRe
   return { page: query.page ?? 1, perPage: query.per_page ?? DEFAULT_PER_PAGE };
 }
 
-/** Rows to skip before the page (SQL OFFSET). */
-export function pageOffset({ page, perPage }: PageRequest): number {
-  return (page - 1) * perPage;
+/** One page of rows as a service returns it, with the number of rows of the whole list. */
+export interface Page<Row> {
+  items: Row[];
+  total: number;
+}
+
+/** The SQL window of a page: LIMIT and OFFSET. */
+export function pageWindow({ page, perPage }: PageRequest): { limit: number; offset: number } {
+  return { limit: perPage, offset: (page - 1) * perPage };
 }
 
 export function pageMeta(total: number, { page, perPage }: PageRequest) {
   return { current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)), per_page: perPage, total };
+}
+
+/** The `{ data, meta }` answer of a list: each row of `page` through `view`. */
+export function pageBody<Row, View>(request: PageRequest, page: Page<Row>, view: (row: Row) => View): { data: View[]; meta: ReturnType<typeof pageMeta> } {
+  return { data: page.items.map(view), meta: pageMeta(page.total, request) };
 }

@@ -1,12 +1,11 @@
 // Balance routes of the merchant API (docs/api-reference.md#balance-and-movements).
 import type { AppContext, CapabilityRoutes } from '../context.ts';
 import { merchantOf } from '../kernel/principal.ts';
-import { notFound } from '../kernel/errors.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
-import { centavosToAmount } from '../money.ts';
-import { PageSchema, pageMeta, pageRequest } from '../kernel/pagination.ts';
+import { PageSchema, pageBody, pageRequest } from '../kernel/pagination.ts';
 import { BalanceSchema, MovementSchema, MovementsQuery } from './schemas.ts';
 import * as ledger from './service.ts';
+import { toBalanceView, toMovementView } from './views.ts';
 
 export const ledgerRoutes: CapabilityRoutes = async (app, { db }) => {
   app.get('/api/v2/balance', {
@@ -18,15 +17,7 @@ export const ledgerRoutes: CapabilityRoutes = async (app, { db }) => {
       response: { 200: BalanceSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 404) },
     },
   }, async (request) => {
-    const businessCode = merchantOf(request.principal);
-    const balance = await ledger.getBalance(db, businessCode);
-    if (!balance) throw notFound('balance');
-    return {
-      business_code: balance.business_code,
-      currency: 'BOB' as const,
-      available: centavosToAmount(balance.available_centavos),
-      pending_out: centavosToAmount(balance.pending_out_centavos),
-    };
+    return toBalanceView(await ledger.getBalance(db, merchantOf(request.principal)));
   });
 
   app.get('/api/v2/balance/movements', {
@@ -42,11 +33,11 @@ export const ledgerRoutes: CapabilityRoutes = async (app, { db }) => {
     const query = request.query;
     const page = pageRequest(query);
     const type = query.type === undefined || query.type === 'all' ? null : query.type;
-    const { movements, total } = await ledger.listMovements(db, {
+    const movements = await ledger.listMovements(db, {
       businessCode: merchantOf(request.principal),
       type,
       beforeId: query.before_id ?? null,
     }, page);
-    return { data: movements.map(ledger.toMovementView), meta: pageMeta(total, page) };
+    return pageBody(page, movements, toMovementView);
   });
 };

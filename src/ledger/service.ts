@@ -1,15 +1,12 @@
 // The ledger core: every centavo that moves goes through credit, debit or settle, inside the caller's
 // transaction, so a state change, its movement and its balance update commit together (docs/architecture.md, rule 2).
 import type { Queryable, Transaction } from '../db/database.ts';
-import { ApiError } from '../kernel/errors.ts';
+import { ApiError, notFound } from '../kernel/errors.ts';
 import * as store from './store.ts';
 import type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus } from './store.ts';
-import { CURRENCY, centavosToAmount } from '../money.ts';
-import type { PageRequest } from '../kernel/pagination.ts';
-import { pageOffset } from '../kernel/pagination.ts';
+import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
 
 export type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus, MovementType } from './store.ts';
-
 
 /** Thrown when a caller asks for a movement change the ledger does not allow (a bug in the caller, not bad input). */
 export class LedgerError extends Error {
@@ -24,8 +21,11 @@ export async function openBalance(tx: Transaction, businessCode: number, now: Da
   await store.insertBalance(tx, businessCode, now);
 }
 
-export async function getBalance(db: Queryable, businessCode: number): Promise<BalanceRow | undefined> {
-  return store.findBalance(db, businessCode);
+/** The merchant's balance; 404 when it has none (a merchant always has one, from its creation). */
+export async function getBalance(db: Queryable, businessCode: number): Promise<BalanceRow> {
+  const balance = await store.findBalance(db, businessCode);
+  if (!balance) throw notFound('balance');
+  return balance;
 }
 
 /** What a payment movement shows: the payer as the payment recorded it, account number masked. */
@@ -144,46 +144,22 @@ export async function settle(tx: Transaction, request: SettleRequest): Promise<M
   return movement;
 }
 
-export interface MovementsPage {
-  movements: MovementRow[];
-  /** Movements matching the filter (the `total` of the page's meta). */
-  total: number;
-}
-
 /**
  * One page of a merchant's history, newest first. `total` comes from the movement counters, not a
  * count; a page in the older half of the history is read from the oldest end, so no OFFSET is ever
  * longer than half the history (one merchant with a million movements still answers its last page
  * through a short index walk).
  */
-export async function listMovements(db: Queryable, filter: MovementFilter, page: PageRequest): Promise<MovementsPage> {
+export async function listMovements(db: Queryable, filter: MovementFilter, page: PageRequest): Promise<Page<MovementRow>> {
   const total = await store.countMovements(db, filter);
-  const skip = pageOffset(page);
-  if (skip >= total) return { movements: [], total };
+  const skip = pageWindow(page).offset;
+  if (skip >= total) return { items: [], total };
   const limit = Math.min(page.perPage, total - skip);
   const skipFromOldest = total - skip - limit;
   const movements = skipFromOldest < skip
     ? await store.findMovementsPage(db, filter, { skip: skipFromOldest, limit, fromOldest: true })
     : await store.findMovementsPage(db, filter, { skip, limit, fromOldest: false });
-  return { movements, total };
-}
-
-/**
- * The wire form of a movement (docs/api-reference.md#movements): the snapshot stored with it gives a payment's masked payer
- * `details` or a transfer's masked `destination`, so the history never reads QR or transfer tables.
- */
-export function toMovementView(movement: MovementRow) {
-  const snapshot = movement.snapshot as Partial<PaymentSnapshot & TransferSnapshot>;
-  return {
-    id: movement.id,
-    type: movement.type,
-    amount: centavosToAmount(movement.amount_centavos),
-    currency: CURRENCY as typeof CURRENCY,
-    status: movement.status,
-    reference: movement.reference,
-    date: movement.created_at.toISOString(),
-    ...(movement.type === 'payment' ? { details: snapshot.details ?? null } : { destination: snapshot.destination ?? null }),
-  };
+  return { items: movements, total };
 }
 
 export interface InvariantReport {
@@ -196,21 +172,6 @@ export async function checkInvariant(tx: Transaction): Promise<InvariantReport> 
   const balancesChecked = await store.countBalances(tx);
   const violations = await store.findInvariantViolations(tx);
   return { balancesChecked, violations };
-}
-
-/** The wire form of an invariant report (operator API and CLI). */
-export function toInvariantReportView(report: InvariantReport) {
-  return {
-    balances_checked: report.balancesChecked,
-    ok: report.violations.length === 0,
-    violations: report.violations.map((v) => ({
-      business_code: v.business_code,
-      available: centavosToAmount(v.available_centavos),
-      expected_available: centavosToAmount(v.expected_available_centavos),
-      pending_out: centavosToAmount(v.pending_out_centavos),
-      expected_pending_out: centavosToAmount(v.expected_pending_out_centavos),
-    })),
-  };
 }
 
 function assertPositiveCentavos(amountCentavos: number): void {

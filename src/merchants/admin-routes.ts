@@ -5,8 +5,10 @@ import type { AppContext, CapabilityRoutes } from '../context.ts';
 import { errorResponses } from '../kernel/schemas.ts';
 import { LedgerCheckSchema } from '../ledger/schemas.ts';
 import * as ledger from '../ledger/service.ts';
+import { toInvariantReportView } from '../ledger/views.ts';
 import * as schemas from './schemas.ts';
 import * as merchants from './service.ts';
+import { toApiKeyListing, toCreatedMerchantView, toCreatedPartnerView, toMerchantView, toPartnerView } from './views.ts';
 
 const ADMIN_ERRORS = [401, 500, 503] as const;
 const tags = ['operator'];
@@ -26,12 +28,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     },
   }, async (request, reply) => {
     const created = await db.transaction((tx) => merchants.createPartner(tx, request.body.name, config.mode, clock.now()));
-    return reply.code(201).send({
-      id: created.partner.id,
-      name: created.partner.name,
-      master_key: created.masterKey,
-      key_prefix: created.keyPrefix,
-    });
+    return reply.code(201).send(toCreatedPartnerView(created));
   });
 
   app.get('/partners', {
@@ -41,8 +38,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       response: { 200: Type.Object({ data: Type.Array(schemas.PartnerSchema) }), ...errorResponses(...ADMIN_ERRORS) },
     },
   }, async () => {
-    const partners = await merchants.listPartners(db);
-    return { data: partners.map((p) => ({ id: p.id, name: p.name, created_at: p.created_at.toISOString() })) };
+    return { data: (await merchants.listPartners(db)).map(toPartnerView) };
   });
 
   app.post('/partners/:partner_id/master-keys', {
@@ -66,7 +62,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     },
   }, async (request) => {
     const keys = await merchants.listPartnerApiKeys(db, request.params.partner_id);
-    return { data: keys.map(merchants.toApiKeyListing) };
+    return { data: keys.map(toApiKeyListing) };
   });
 
   app.post('/merchants', {
@@ -85,15 +81,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       achEnabled: body.ach_enabled,
       partnerId: body.partner_id,
     }, config.mode, clock.now()));
-    return reply.code(201).send({
-      business_code: created.merchant.business_code,
-      name: created.merchant.name,
-      city: created.merchant.city,
-      mcc: created.merchant.mcc,
-      ach_enabled: created.merchant.ach_enabled,
-      api_key: created.apiKey,
-      key_prefix: created.keyPrefix,
-    });
+    return reply.code(201).send(toCreatedMerchantView(created));
   });
 
   app.get('/merchants', {
@@ -102,7 +90,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       tags, security, summary: 'List merchants',
       response: { 200: Type.Object({ data: Type.Array(schemas.MerchantSchema) }), ...errorResponses(...ADMIN_ERRORS) },
     },
-  }, async () => ({ data: (await merchants.listMerchants(db)).map(merchants.toMerchantView) }));
+  }, async () => ({ data: (await merchants.listMerchants(db)).map(toMerchantView) }));
 
   app.get('/merchants/:business_code', {
     config: adminRoute,
@@ -111,7 +99,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       params: schemas.BusinessCodeParams,
       response: { 200: schemas.MerchantSchema, ...errorResponses(...ADMIN_ERRORS, 404, 422) },
     },
-  }, async (request) => merchants.toMerchantView(await merchants.getMerchant(db, request.params.business_code)));
+  }, async (request) => toMerchantView(await merchants.getMerchant(db, request.params.business_code)));
 
   app.patch('/merchants/:business_code', {
     config: adminRoute,
@@ -126,7 +114,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       achEnabled: request.body.ach_enabled,
       status: request.body.status,
     }, clock.now()));
-    return merchants.toMerchantView(merchant);
+    return toMerchantView(merchant);
   });
 
   app.post('/merchants/:business_code/api-keys', {
@@ -152,7 +140,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     },
   }, async (request) => {
     const keys = await merchants.listMerchantApiKeys(db, request.params.business_code);
-    return { data: keys.map(merchants.toApiKeyListing) };
+    return { data: keys.map(toApiKeyListing) };
   });
 
   app.delete('/api-keys/:key_prefix', {
@@ -173,5 +161,5 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       tags, security, summary: 'Recompute the balance invariant of docs/api-reference.md#balance-invariant for every merchant',
       response: { 200: LedgerCheckSchema, ...errorResponses(...ADMIN_ERRORS) },
     },
-  }, async () => ledger.toInvariantReportView(await db.transaction((tx) => ledger.checkInvariant(tx))));
+  }, async () => toInvariantReportView(await db.transaction((tx) => ledger.checkInvariant(tx))));
 };

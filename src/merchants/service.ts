@@ -188,34 +188,9 @@ export async function isEmpty(db: Queryable): Promise<boolean> {
   return (await store.countOrdinaryMerchantsAndPartners(db)) === 0;
 }
 
-/** The wire form of an API key listing row (docs/api-reference.md#operator-api-keys). */
-export function toApiKeyListing(key: ApiKeyRow) {
-  return {
-    key_prefix: key.key_prefix,
-    kind: keyKindOf(key),
-    created_at: key.created_at.toISOString(),
-    last_used_at: key.last_used_at?.toISOString() ?? null,
-    revoked_at: key.revoked_at?.toISOString() ?? null,
-  };
-}
-
 /** What a stored key is: a merchant's full key, a merchant's terminal key, or a partner's master key. */
 export function keyKindOf(key: Pick<ApiKeyRow, 'owner_kind' | 'scope'>): KeyKind {
   if (key.owner_kind === 'partner') return 'partner';
   return key.scope === 'terminal' ? 'terminal' : 'merchant';
 }
 
-/** The wire form of a merchant for the operator. */
-export function toMerchantView(merchant: MerchantRow) {
-  return {
-    business_code: merchant.business_code,
-    name: merchant.name,
-    city: merchant.city,
-    mcc: merchant.mcc,
-    status: merchant.status,
-    ach_enabled: merchant.ach_enabled,
-    partner_id: merchant.partner_id,
-    created_at: merchant.created_at.toISOString(),
-    updated_at: merchant.updated_at.toISOString(),
-  };
-}

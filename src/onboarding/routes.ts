@@ -2,11 +2,12 @@
 // schema in, one service call, schema out.
 import type { AppContext, CapabilityRoutes } from '../context.ts';
 import { partnerOf } from '../kernel/principal.ts';
-import { sendIdempotentResult } from '../kernel/idempotent-reply.ts';
+import { requiredIdempotencyScopeOf, sendIdempotentResult } from '../idempotency/http.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import { onboardingPages } from './pages/routes.ts';
 import { CreatedIntentSchema, CreateIntentBody, IntentCodeParams, IntentSchema } from './schemas.ts';
 import * as onboarding from './service.ts';
+import { toIntentView } from './views.ts';
 
 export const onboardingRoutes: CapabilityRoutes = async (app, context) => {
   const { config, db, clock } = context;
@@ -27,7 +28,7 @@ export const onboardingRoutes: CapabilityRoutes = async (app, context) => {
     },
   }, async (request, reply) => {
     const partnerId = partnerOf(request.principal);
-    const result = await onboarding.createIntent(db, config, partnerId, request.body, request.idempotencyKey!, clock.now());
+    const result = await onboarding.createIntent(db, config, partnerId, request.body, requiredIdempotencyScopeOf(request, onboarding.CREATE_INTENT_ROUTE), clock.now());
     return sendIdempotentResult(reply, result);
   });
 
@@ -42,6 +43,6 @@ export const onboardingRoutes: CapabilityRoutes = async (app, context) => {
   }, async (request) => {
     const partnerId = partnerOf(request.principal);
     const now = clock.now();
-    return onboarding.toIntentView(await onboarding.getIntentOfPartner(db, partnerId, request.params.code), now);
+    return toIntentView(await onboarding.getIntentOfPartner(db, partnerId, request.params.code), now);
   });
 };

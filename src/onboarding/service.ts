@@ -7,14 +7,16 @@ import type { AppContext } from '../context.ts';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../kernel/errors.ts';
-import { runIdempotent, type IdempotentResult } from '../idempotency/service.ts';
+import { runIdempotent, type IdempotencyScope, type IdempotentResult } from '../idempotency/service.ts';
 import { randomBase62 } from '../ids.ts';
 import { maskAccountNumber } from '../masking.ts';
 import * as merchants from '../merchants/service.ts';
 import type { PurposePayment } from '../qr/purposes.ts';
 import * as qrs from '../qr/service.ts';
 import type { CreateIntentBody, IntentView } from './schemas.ts';
+import { effectiveStatus } from './state.ts';
 import * as store from './store.ts';
+import { toIntentView } from './views.ts';
 import type { IntentRow, IntentStatus, Metadata, Registration } from './store.ts';
 
 export type { IntentRow, IntentStatus, Metadata, Registration } from './store.ts';
@@ -27,28 +29,6 @@ export const PLATFORM_BUSINESS_CODE = 1000;
 
 // ---------------------------------------------------------------------------------------------------
 // Effective status and views
-
-/** An open intent whose expires_at has come reads expired at once, before any sweep (docs/api-reference.md#read-an-intent). */
-export function effectiveStatus(intent: IntentRow, now: Date): IntentStatus {
-  if (intent.status === 'open' && intent.expires_at.getTime() <= now.getTime()) return 'expired';
-  return intent.status;
-}
-
-/** The intent as docs/api-reference.md#read-an-intent returns it (no url), which is also the data of every onboarding_intent.* event. */
-export function toIntentView(intent: IntentRow, now: Date): IntentView {
-  return {
-    code: intent.code,
-    status: effectiveStatus(intent, now),
-    expires_at: intent.expires_at.toISOString(),
-    created_at: intent.created_at.toISOString(),
-    completed_at: intent.completed_at?.toISOString() ?? null,
-    cancelled_at: intent.cancelled_at?.toISOString() ?? null,
-    business_code: intent.business_code,
-    metadata: intent.metadata,
-    success_url: intent.success_url,
-    cancel_url: intent.cancel_url,
-  };
-}
 
 export function flowUrlOf(config: Pick<Config, 'publicBaseUrl'>, token: string): string {
   return `${config.publicBaseUrl.replace(/\/+$/, '')}/onboarding/${token}`;
@@ -88,7 +68,7 @@ export async function createIntent(
   config: Pick<Config, 'publicBaseUrl' | 'onboardingIntentTtlMs'>,
   partnerId: number,
   body: CreateIntentBody,
-  idempotencyKey: string,
+  idempotency: IdempotencyScope,
   now: Date,
 ): Promise<IdempotentResult> {
   const errors: FieldError[] = [];
@@ -97,7 +77,7 @@ export async function createIntent(
   if (errors.length > 0) throw validationError(errors);
   const request = { success_url: body.success_url ?? null, cancel_url: body.cancel_url ?? null, metadata: body.metadata ?? {} };
   // Replays return the stored body (same code, url and expires_at), also after the intent expired.
-  return runIdempotent(db, { caller: `partner:${partnerId}`, route: CREATE_INTENT_ROUTE, key: idempotencyKey }, request, now, async (tx) => {
+  return runIdempotent(db, idempotency, request, now, async (tx) => {
     const token = randomBase62(32);
     const intent = await store.insertIntent(tx, {
       code: `onb_${randomBase62(22)}`,

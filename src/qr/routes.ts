@@ -3,9 +3,9 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext, CapabilityRoutes } from '../context.ts';
 import { notFound } from '../kernel/errors.ts';
-import { callerScope, merchantOf } from '../kernel/principal.ts';
-import { sendIdempotentResult } from '../kernel/idempotent-reply.ts';
-import { pageMeta, pageOffset, pageRequest } from '../kernel/pagination.ts';
+import { merchantOf } from '../kernel/principal.ts';
+import { idempotencyScopeOf, sendIdempotentResult } from '../idempotency/http.ts';
+import { pageBody, pageRequest } from '../kernel/pagination.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import { validatedCentavos } from '../money.ts';
 import { RenderPool } from './png.ts';
@@ -15,6 +15,8 @@ import {
   QR_AMOUNT_BOUNDS, QrSchema, SandboxPaymentBody, type QrView,
 } from './schemas.ts';
 import * as qrs from './service.ts';
+import { etagOf, ifNoneMatchHits } from './state.ts';
+import { toPaymentView, toQrView } from './views.ts';
 import { payPages } from './pages/routes.ts';
 import { holdWhileUnchanged, QrWatcher } from './watch.ts';
 
@@ -47,7 +49,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
     if (!view || now.getTime() >= view.validUntilMs) {
       const { status, expires_at: expiresAt } = found.qr;
       const validUntilMs = status === 'ACTIVE' && expiresAt !== null && expiresAt > now ? expiresAt.getTime() : Infinity;
-      view = { etag: qrs.etagOf(found.qr, now), json: JSON.stringify(qrs.toQrView(config, found, now)), validUntilMs };
+      view = { etag: etagOf(found.qr, now), json: JSON.stringify(toQrView(config, found, now)), validUntilMs };
       views.set(found, view);
     }
     return view;
@@ -65,11 +67,10 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
       response: { 201: QrSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 400, 409, 413, 415, 422) },
     },
   }, async (request, reply) => {
-    const principal = request.principal!;
     const result = await qrs.createQr(context, {
-      businessCode: merchantOf(principal),
+      businessCode: merchantOf(request.principal),
       body: request.body,
-      idempotency: request.idempotencyKey ? { caller: callerScope(principal), route: qrs.CREATE_QR_ROUTE, key: request.idempotencyKey } : null,
+      idempotency: idempotencyScopeOf(request, qrs.CREATE_QR_ROUTE),
     }, clock.now(), render);
     return sendIdempotentResult(reply, result);
   });
@@ -98,7 +99,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
     const view = viewOf(found, now);
     reply.header('ETag', view.etag);
     reply.header('Cache-Control', 'no-cache');
-    if (qrs.ifNoneMatchHits(ifNoneMatch, view.etag)) return reply.code(304).send(undefined as unknown as null); // no body, no Content-Length: 4 for "null"
+    if (ifNoneMatchHits(ifNoneMatch, view.etag)) return reply.code(304).send(undefined as unknown as null); // no body, no Content-Length: 4 for "null"
     return reply.type('application/json; charset=utf-8').send(view.json as unknown as QrView);
   });
 
@@ -114,8 +115,8 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
     const businessCode = merchantOf(request.principal);
     const page = pageRequest(request.query);
     const now = clock.now();
-    const { total, items } = await qrs.listQrsOfMerchant(db, businessCode, request.query.status ?? null, now, { limit: page.perPage, offset: pageOffset(page) });
-    return { data: items.map((found) => qrs.toQrView(config, found, now)), meta: pageMeta(total, page) };
+    const qrPage = await qrs.listQrsOfMerchant(db, businessCode, request.query.status ?? null, now, page);
+    return pageBody(page, qrPage, (found) => toQrView(config, found, now));
   });
 
   app.post('/api/v2/simple-qrs/:id/cancel', {
@@ -131,7 +132,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
     const businessCode = merchantOf(request.principal);
     const now = clock.now();
     const canceled = await db.transaction((tx) => qrs.cancelQr(tx, config, businessCode, request.params.id, now));
-    return qrs.toQrView(config, canceled, now);
+    return toQrView(config, canceled, now);
   });
 
   app.get('/api/v2/simple-qrs/:id/payments', {
@@ -146,8 +147,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
   }, async (request) => {
     const businessCode = merchantOf(request.principal);
     const page = pageRequest(request.query);
-    const { total, items } = await qrs.listPaymentsOfQr(db, businessCode, request.params.id, { limit: page.perPage, offset: pageOffset(page) });
-    return { data: items.map(qrs.toPaymentView), meta: pageMeta(total, page) };
+    return pageBody(page, await qrs.listPaymentsOfQr(db, businessCode, request.params.id, page), toPaymentView);
   });
 
   // Sandbox endpoints exist only in MODE=sandbox; in live mode the path is simply not found (404).
@@ -173,7 +173,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
         accountTitular: body.account_titular,
       });
       const { payment } = await qrs.receivePayment(context, notice, clock.now());
-      return reply.code(201).send(qrs.toPaymentView(payment));
+      return reply.code(201).send(toPaymentView(payment));
     });
   }
 };

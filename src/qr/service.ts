@@ -8,6 +8,7 @@ import type { Database, Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { runIdempotent, type IdempotencyScope, type IdempotentResult } from '../idempotency/service.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../kernel/errors.ts';
+import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
 import { randomBase62 } from '../ids.ts';
 import * as ledger from '../ledger/service.ts';
 import { maskAccountNumber } from '../masking.ts';
@@ -17,9 +18,11 @@ import { buildEmvPayload } from './emv.ts';
 import { parseExpiration } from './expiration.ts';
 import { renderQrDataUri } from './png.ts';
 import type { PaymentNotice } from './rail.ts';
-import { QR_AMOUNT_BOUNDS, type CreateQrBody, type PaymentView, type QrEventView, type QrView } from './schemas.ts';
+import { QR_AMOUNT_BOUNDS, type CreateQrBody } from './schemas.ts';
+import { effectiveState } from './state.ts';
 import * as store from './store.ts';
-import type { CancelReason, PaymentRow, QrRow, QrStatus, QrWithLastPayment } from './store.ts';
+import { qrUrlOf, toPaymentView, toQrEventView, toQrView } from './views.ts';
+import type { PaymentRow, QrRow, QrStatus, QrWithLastPayment } from './store.ts';
 
 export type { PaymentRow, QrRow, QrStatus, QrWithLastPayment } from './store.ts';
 
@@ -32,102 +35,6 @@ export const QR_CHANGED_CHANNEL = 'mps_qr_changed';
 /** Renders the PNG data URI of a payload (inline by default; a worker pool under load). */
 export type RenderQrImage = (payload: string) => Promise<string>;
 export const renderInline: RenderQrImage = async (payload) => renderQrDataUri(payload);
-
-// ---------------------------------------------------------------------------------------------------
-// Effective status: the one rule (docs/api-reference.md#qr-statuses-and-expiry)
-
-export interface EffectiveState {
-  status: QrStatus;
-  canceledAt: Date | null;
-  cancelReason: CancelReason | null;
-  updatedAt: Date;
-}
-
-/**
- * The state a QR has at `now`: an ACTIVE QR whose expires_at has come reads CANCELED ("expired") with
- * canceled_at = updated_at = expires_at, exactly what the sweeper later records, so the sweep changes
- * neither the body nor the ETag. A QR is payable while now < expires_at.
- */
-export function effectiveState(qr: QrRow, now: Date): EffectiveState {
-  if (qr.status === 'ACTIVE' && qr.expires_at !== null && qr.expires_at.getTime() <= now.getTime()) {
-    return { status: 'CANCELED', canceledAt: qr.expires_at, cancelReason: 'expired', updatedAt: qr.expires_at };
-  }
-  return { status: qr.status, canceledAt: qr.canceled_at, cancelReason: qr.cancel_reason, updatedAt: qr.updated_at };
-}
-
-/** A strong ETag of the effective state: it changes with every payment, cancel or expiry, and nothing else. */
-export function etagOf(qr: QrRow, now: Date): string {
-  const state = effectiveState(qr, now);
-  // Tags are per URL, so no id is needed; leaving it out also keeps the QR id off the public pay-page status.
-  return `"${state.status[0]}${qr.payments_count}-${state.updatedAt.getTime().toString(36)}"`;
-}
-
-/** True when an If-None-Match header names `etag` (or is `*`); weak comparison, as RFC 9110 asks for it. */
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header === etag) return true; // what a polling client sends: the tag it was given
-  for (const tag of header.split(',')) {
-    const trimmed = tag.trim();
-    if (trimmed === '*' || trimmed.replace(/^W\//, '') === etag) return true;
-  }
-  return false;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Views
-
-export function toPaymentView(payment: PaymentRow): PaymentView {
-  return {
-    id: payment.id,
-    qr_id: payment.qr_id,
-    business_code: payment.business_code,
-    amount: centavosToAmount(payment.amount_centavos),
-    currency: 'BOB',
-    status: payment.status,
-    payer: {
-      source_bank: payment.source_bank,
-      account_number: maskAccountNumber(payment.account_number),
-      account_titular: payment.account_titular,
-    },
-    paid_at: payment.paid_at.toISOString(),
-    movement_id: payment.movement_id,
-  };
-}
-
-export function qrUrlOf(config: Pick<Config, 'publicBaseUrl'>, payToken: string): string {
-  return `${config.publicBaseUrl.replace(/\/+$/, '')}/pay/${payToken}`;
-}
-
-/** The QR resource without its image (the form events carry). */
-export function toQrEventView(config: Pick<Config, 'publicBaseUrl'>, { qr, lastPayment }: QrWithLastPayment, now: Date): QrEventView {
-  const state = effectiveState(qr, now);
-  return {
-    id: qr.id,
-    business_code: qr.business_code,
-    status: state.status,
-    amount: qr.amount_centavos === null ? null : centavosToAmount(qr.amount_centavos),
-    currency: 'BOB',
-    modify_amount: qr.modify_amount,
-    is_multi_use: qr.is_multi_use,
-    description: qr.description,
-    qr_expiration: qr.qr_expiration,
-    expires_at: qr.expires_at?.toISOString() ?? null,
-    qr_url: qrUrlOf(config, qr.pay_token),
-    qr_payload: qr.qr_payload,
-    payments_count: qr.payments_count,
-    amount_collected: centavosToAmount(qr.amount_collected_centavos),
-    last_payment: lastPayment ? toPaymentView(lastPayment) : null,
-    paid_at: qr.paid_at?.toISOString() ?? null,
-    canceled_at: state.canceledAt?.toISOString() ?? null,
-    cancel_reason: state.cancelReason,
-    created_at: qr.created_at.toISOString(),
-    updated_at: state.updatedAt.toISOString(),
-  };
-}
-
-export function toQrView(config: Pick<Config, 'publicBaseUrl'>, found: QrWithLastPayment, now: Date): QrView {
-  return { ...toQrEventView(config, found, now), qr_image: found.qr.qr_image };
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Create
@@ -288,23 +195,25 @@ export async function listQrsOfMerchant(
   businessCode: number,
   status: QrStatus | null,
   now: Date,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; items: QrWithLastPayment[] }> {
+  page: PageRequest,
+): Promise<Page<QrWithLastPayment>> {
+  const window = pageWindow(page);
   const total = await store.countQrsOfMerchant(db, businessCode, status, now);
-  const items = page.offset < total ? await store.listQrsOfMerchant(db, businessCode, status, now, page) : [];
-  return { total, items };
+  const items = window.offset < total ? await store.listQrsOfMerchant(db, businessCode, status, now, window) : [];
+  return { items, total };
 }
 
 export async function listPaymentsOfQr(
   db: Queryable,
   businessCode: number,
   qrId: string,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; items: PaymentRow[] }> {
+  page: PageRequest,
+): Promise<Page<PaymentRow>> {
+  const window = pageWindow(page);
   const { qr } = await getQrOfMerchant(db, businessCode, qrId);
   const total = await store.countPaymentsOfQr(db, qr.id);
-  const items = page.offset < total ? await store.listPaymentsOfQr(db, qr.id, page) : [];
-  return { total, items };
+  const items = window.offset < total ? await store.listPaymentsOfQr(db, qr.id, window) : [];
+  return { items, total };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -7,9 +7,8 @@
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../time.ts';
 import { QrReadCache } from './read-cache.ts';
-import {
-  effectiveState, etagOf, findQrById, findQrByPayToken, ifNoneMatchHits, QR_CHANGED_CHANNEL, type QrWithLastPayment,
-} from './service.ts';
+import { findQrById, findQrByPayToken, QR_CHANGED_CHANNEL, type QrWithLastPayment } from './service.ts';
+import { effectiveState, etagOf, ifNoneMatchHits } from './state.ts';
 
 /** Longest a waiter sleeps without re-reading its QR. */
 export const RECHECK_MS = 2_000;

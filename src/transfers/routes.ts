@@ -1,7 +1,8 @@
 // Transfer routes (docs/api-reference.md#transfers): HTTP only — schema in, one service call, schema out.
 import type { AppContext, CapabilityRoutes } from '../context.ts';
-import { callerScope, merchantOf } from '../kernel/principal.ts';
-import { sendIdempotentResult } from '../kernel/idempotent-reply.ts';
+import { merchantOf } from '../kernel/principal.ts';
+import { requiredIdempotencyScopeOf, sendIdempotentResult } from '../idempotency/http.ts';
+import { pageBody, pageRequest } from '../kernel/pagination.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import { configuredBanks, toBankList } from './banks.ts';
 import {
@@ -9,6 +10,7 @@ import {
   TransferSchema, createTransferBodySchema, type CreateTransferBody,
 } from './schemas.ts';
 import * as transfers from './service.ts';
+import { toTransferResource } from './views.ts';
 
 export const transferRoutes: CapabilityRoutes = async (app, { config, db, clock }) => {
   const banks = configuredBanks(config);
@@ -26,10 +28,9 @@ export const transferRoutes: CapabilityRoutes = async (app, { config, db, clock 
       response: { 201: TransferSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 400, 409, 413, 415, 422) },
     },
   }, async (request, reply) => {
-    const principal = request.principal!;
     const result = await transfers.createTransfer(creations, {
-      businessCode: merchantOf(principal),
-      idempotencyScope: { caller: callerScope(principal), route: transfers.CREATE_TRANSFER_ROUTE, key: request.idempotencyKey! },
+      businessCode: merchantOf(request.principal),
+      idempotencyScope: requiredIdempotencyScopeOf(request, transfers.CREATE_TRANSFER_ROUTE),
     }, request.body as CreateTransferBody, clock.now());
     return sendIdempotentResult(reply, result);
   });
@@ -43,7 +44,7 @@ export const transferRoutes: CapabilityRoutes = async (app, { config, db, clock 
       params: TransferIdParams,
       response: { 200: TransferSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 404, 422) },
     },
-  }, async (request) => transfers.getTransfer(db, merchantOf(request.principal), request.params.id));
+  }, async (request) => toTransferResource(await transfers.getTransfer(db, merchantOf(request.principal), request.params.id)));
 
   app.get('/api/v2/transfers', {
     config: { auth: 'merchant' },
@@ -54,7 +55,10 @@ export const transferRoutes: CapabilityRoutes = async (app, { config, db, clock 
       querystring: ListTransfersQuery,
       response: { 200: TransferPageSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 422) },
     },
-  }, async (request) => transfers.listTransfers(db, merchantOf(request.principal), request.query));
+  }, async (request) => {
+    const page = pageRequest(request.query);
+    return pageBody(page, await transfers.listTransfers(db, merchantOf(request.principal), request.query.status ?? null, page), toTransferResource);
+  });
 
   app.post('/api/v2/transfers/:id/cancel', {
     config: { auth: 'merchant' },
@@ -68,7 +72,7 @@ export const transferRoutes: CapabilityRoutes = async (app, { config, db, clock 
     },
   }, async (request) => {
     const businessCode = merchantOf(request.principal);
-    return db.transaction((tx) => transfers.cancelTransfer(tx, businessCode, request.params.id, clock.now()));
+    return toTransferResource(await db.transaction((tx) => transfers.cancelTransfer(tx, businessCode, request.params.id, clock.now())));
   });
 
   app.get('/api/v2/banks', {
@@ -97,7 +101,7 @@ export const transferRoutes: CapabilityRoutes = async (app, { config, db, clock 
     }, async (request) => {
       const businessCode = merchantOf(request.principal);
       const { to, failure_code: failureCode } = request.body;
-      return db.transaction((tx) => transfers.advanceTransfer(tx, rail, businessCode, request.params.id, { to, failureCode }, clock.now()));
+      return toTransferResource(await db.transaction((tx) => transfers.advanceTransfer(tx, rail, businessCode, request.params.id, { to, failureCode }, clock.now())));
     });
   }
 };

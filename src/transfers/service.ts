@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { ApiError, notFound, validationError } from '../kernel/errors.ts';
-import { pageMeta, pageOffset, pageRequest } from '../kernel/pagination.ts';
+import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
 import { GroupCommit } from '../db/group-commit.ts';
 import {
   refusalOutcome, runIdempotentEach, scopeKey, type IdempotencyScope, type IdempotentRequest, type IdempotentResult, type Outcome,
@@ -20,6 +20,7 @@ import {
   type CreateTransferBody, type FailureCode, type TransferResource, type TransferStatus,
 } from './schemas.ts';
 import * as store from './store.ts';
+import { toTransferResource } from './views.ts';
 import type { TransferRow } from './store.ts';
 
 /** The idempotency route name of POST /api/v2/transfers. */
@@ -134,29 +135,23 @@ export async function debitAndRecordTransfers(tx: Transaction, creations: Transf
   return movements.map((movement) => (movement ? { statusCode: 201, body: resources[next++] } : insufficientFunds));
 }
 
-export async function getTransfer(db: Queryable, businessCode: number, id: number): Promise<TransferResource> {
+export async function getTransfer(db: Queryable, businessCode: number, id: number): Promise<TransferRow> {
   const row = await store.findTransfer(db, businessCode, id);
   if (!row) throw notFound('transfer');
-  return toTransferResource(row);
+  return row;
 }
 
-export async function listTransfers(
-  db: Database,
-  businessCode: number,
-  query: { page?: number; per_page?: number; status?: TransferStatus },
-) {
-  const page = pageRequest(query);
-  const status = query.status ?? null;
+export async function listTransfers(db: Database, businessCode: number, status: TransferStatus | null, page: PageRequest): Promise<Page<TransferRow>> {
   // One snapshot for the page and its total, so `meta` agrees with `data`.
   return db.transaction(async (tx) => {
     const total = await store.countTransfersOfMerchant(tx, businessCode, status);
-    const rows = await store.listTransfersOfMerchant(tx, businessCode, { status, limit: page.perPage, offset: pageOffset(page) });
-    return { data: rows.map(toTransferResource), meta: pageMeta(total, page) };
+    const items = await store.listTransfersOfMerchant(tx, businessCode, { status, ...pageWindow(page) });
+    return { items, total };
   });
 }
 
 /** The merchant cancels a PENDING transfer: CANCELED, funds back to `available`, `transfer.canceled`. */
-export async function cancelTransfer(tx: Transaction, businessCode: number, id: number, now: Date): Promise<TransferResource> {
+export async function cancelTransfer(tx: Transaction, businessCode: number, id: number, now: Date): Promise<TransferRow> {
   const row = await store.cancelPendingTransfer(tx, businessCode, id, now);
   if (!row) {
     const current = await store.findTransfer(tx, businessCode, id);
@@ -178,7 +173,7 @@ export async function advanceTransfer(
   id: number,
   target: { to: 'IN_TRANSIT' | 'COMPLETED' | 'FAILED'; failureCode?: FailureCode },
   now: Date,
-): Promise<TransferResource> {
+): Promise<TransferRow> {
   if (target.failureCode !== undefined && target.to !== 'FAILED') {
     throw validationError([{ field: 'failure_code', code: 'invalid_value', message: 'is only allowed with to: FAILED' }]);
   }
@@ -204,7 +199,7 @@ export async function advanceTransfer(
       row = await moveToFailed(tx, row, target.failureCode ?? DEFAULT_FAILURE_CODE, null, now);
       break;
   }
-  return toTransferResource(row);
+  return row;
 }
 
 export interface SettlementDelays {
@@ -278,13 +273,12 @@ async function moveToFailed(tx: Transaction, row: TransferRow, failureCode: Fail
 }
 
 /** The ledger side and the event of a status change just written to `row` (same transaction). */
-async function settleAndAnnounce(tx: Transaction, row: TransferRow, now: Date): Promise<TransferResource> {
+async function settleAndAnnounce(tx: Transaction, row: TransferRow, now: Date): Promise<TransferRow> {
   const status = row.status;
   if (status === 'PENDING') throw new Error(`transfer ${row.id} cannot be settled back to PENDING`);
   await ledger.settle(tx, { businessCode: row.business_code, movementId: row.movement_id, status, now });
-  const resource = toTransferResource(row);
-  await events.emit(tx, { kind: 'merchant', businessCode: row.business_code }, EVENT_OF_STATUS[status], resource, now);
-  return resource;
+  await events.emit(tx, { kind: 'merchant', businessCode: row.business_code }, EVENT_OF_STATUS[status], toTransferResource(row), now);
+  return row;
 }
 
 const EVENT_OF_STATUS = {
@@ -313,28 +307,6 @@ function railOrderOf(row: TransferRow): RailTransferOrder {
 
 function maskedDestination(destination: CreateTransferRequest['destination']): TransferResource['destination'] {
   return { ...destination, account_number: maskAccountNumber(destination.account_number) };
-}
-
-/** The wire form of a transfer: amounts as numbers, the account number masked (docs/api-reference.md#account-number-masking). */
-export function toTransferResource(row: TransferRow): TransferResource {
-  return {
-    id: row.id,
-    business_code: row.business_code,
-    status: row.status,
-    amount: centavosToAmount(row.amount_centavos),
-    currency: 'BOB',
-    reference: row.reference,
-    destination: {
-      type: 'bank_account',
-      bank_code: row.bank_code,
-      account_number: maskAccountNumber(row.account_number),
-      account_titular: row.account_titular,
-    },
-    failure_code: row.failure_code,
-    movement_id: row.movement_id,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
 }
 
 function assertNever(value: never): never {

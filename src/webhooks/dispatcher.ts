@@ -12,13 +12,14 @@ import { isDatabaseUnavailable, type Database } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { randomBase62 } from '../ids.ts';
 import type { Clock } from '../time.ts';
-import type { Job } from '../workers/runner.ts';
+import type { Job } from '../kernel/job.ts';
 import type { WebhookMetrics } from './metrics.ts';
 import { DELIVERIES_CHANNEL, signingSecrets } from './service.ts';
 import { signedHeaders, type SignedHeaders } from './signing.ts';
 import { guardedLookup, refuseAtDelivery, SsrfRefusedError, type DestinationPolicy } from './ssrf.ts';
 import * as store from './store.ts';
 import type { ClaimedDelivery, DeliveryResult, EndpointRow } from './store.ts';
+import { toEventPayload } from '../events/views.ts';
 
 /** Extra lease time beyond the send timeout, for writing the result; past it the delivery is anyone's. */
 const LEASE_MARGIN_MS = 60_000;
@@ -191,7 +192,7 @@ export class Dispatcher {
       exchangeEnded();
       return this.complete({ ...base, outcome: 'abandoned', statusCode: null, durationMs: 0, error: 'endpoint disabled', attempted: false });
     }
-    const body = JSON.stringify(events.toEventPayload(event));
+    const body = JSON.stringify(toEventPayload(event));
     const headers = signedHeaders(signingSecrets(endpoint, sentAt), event.id, sentAt, body);
     const started = performance.now();
     let statusCode: number | null = null;

@@ -4,11 +4,12 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext, CapabilityRoutes } from '../context.ts';
 import * as events from '../events/service.ts';
-import { notFound } from '../kernel/errors.ts';
-import { PageSchema, pageMeta, pageOffset, pageRequest } from '../kernel/pagination.ts';
+import { PageSchema, pageBody, pageRequest } from '../kernel/pagination.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import * as schemas from './schemas.ts';
 import * as webhooks from './service.ts';
+import { eventWithAttemptsView } from './views.ts';
+import { toEventPayload } from '../events/views.ts';
 
 const tags = ['events'];
 const security = [{ apiKey: [] }];
@@ -25,8 +26,7 @@ export const eventRoutes: CapabilityRoutes = async (app, { db, clock }) => {
   }, async (request) => {
     const page = pageRequest(request.query);
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    const { events: rows, total } = await events.listEventPage(db, owner, { type: request.query.type, limit: page.perPage, offset: pageOffset(page) });
-    return { data: rows.map(events.toEventPayload), meta: pageMeta(total, page) };
+    return pageBody(page, await events.listEventPage(db, owner, request.query.type ?? null, page), toEventPayload);
   });
 
   app.get('/api/v2/events/:id', {
@@ -37,12 +37,7 @@ export const eventRoutes: CapabilityRoutes = async (app, { db, clock }) => {
       response: { 200: schemas.EventWithAttemptsSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 404, 422) },
     },
   }, async (request) => {
-    const found = await webhooks.getEventWithAttempts(db, webhooks.ownerOfPrincipal(request.principal), request.params.id);
-    if (!found) throw notFound('event');
-    return {
-      ...events.toEventPayload(found.event),
-      attempts: found.attempts.map((attempt) => ({ ...attempt, sent_at: attempt.sent_at.toISOString() })),
-    };
+    return eventWithAttemptsView(await webhooks.getEventWithAttempts(db, webhooks.ownerOfPrincipal(request.principal), request.params.id));
   });
 
   app.post('/api/v2/events/:id/redeliver', {
@@ -57,7 +52,6 @@ export const eventRoutes: CapabilityRoutes = async (app, { db, clock }) => {
   }, async (request, reply) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
     const endpointIds = await db.transaction((tx) => webhooks.redeliverEvent(tx, owner, request.params.id, clock.now()));
-    if (!endpointIds) throw notFound('event');
     return reply.code(202).send({ id: request.params.id, endpoint_ids: endpointIds });
   });
 };

@@ -7,7 +7,7 @@
 import type { Database } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import type { Clock } from '../time.ts';
-import type { Job } from '../workers/runner.ts';
+import type { Job } from '../kernel/job.ts';
 import type { WebhookMetrics } from './metrics.ts';
 import { DELIVERIES_CHANNEL } from './service.ts';
 import * as store from './store.ts';

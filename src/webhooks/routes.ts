@@ -2,13 +2,12 @@
 // signing secret is shown on create and rotate-secret only.
 import { Type } from '@sinclair/typebox';
 import type { AppContext, CapabilityRoutes } from '../context.ts';
-import { notFound } from '../kernel/errors.ts';
-import { PageSchema, pageMeta, pageOffset, pageRequest } from '../kernel/pagination.ts';
+import { PageSchema, pageBody, pageRequest } from '../kernel/pagination.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import * as schemas from './schemas.ts';
 import * as webhooks from './service.ts';
 import { destinationPolicyOf } from './ssrf.ts';
-import type { EndpointRow } from './service.ts';
+import { endpointView, endpointWithSecret } from './views.ts';
 
 const tags = ['webhooks'];
 const security = [{ apiKey: [] }];
@@ -16,22 +15,6 @@ const routeConfig = { auth: 'merchant_or_partner' as const };
 /** Create and rotate-secret show the signing secret, once. */
 const showsSecret = { auth: 'merchant_or_partner' as const, showsSecret: true as const };
 const WRITE_ERRORS = [...AUTHENTICATED_ERRORS, 400, 413, 415, 422] as const;
-
-function endpointView(endpoint: EndpointRow) {
-  return {
-    id: endpoint.id,
-    url: endpoint.url,
-    events: endpoint.event_types,
-    description: endpoint.description,
-    status: endpoint.status,
-    created_at: endpoint.created_at.toISOString(),
-    updated_at: endpoint.updated_at.toISOString(),
-  };
-}
-
-function endpointWithSecret(endpoint: EndpointRow) {
-  return { ...endpointView(endpoint), secret: endpoint.secret };
-}
 
 export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db, clock }) => {
   const destinations = destinationPolicyOf(config);
@@ -57,10 +40,7 @@ export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db,
     },
   }, async (request) => {
     const page = pageRequest(request.query);
-    const { endpoints, total } = await webhooks.listEndpoints(db, webhooks.ownerOfPrincipal(request.principal), {
-      limit: page.perPage, offset: pageOffset(page),
-    });
-    return { data: endpoints.map(endpointView), meta: pageMeta(total, page) };
+    return pageBody(page, await webhooks.listEndpoints(db, webhooks.ownerOfPrincipal(request.principal), page), endpointView);
   });
 
   app.get('/api/v2/webhook-endpoints/:id', {
@@ -71,9 +51,7 @@ export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db,
       response: { 200: schemas.EndpointSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 404, 422) },
     },
   }, async (request) => {
-    const endpoint = await webhooks.getEndpoint(db, webhooks.ownerOfPrincipal(request.principal), request.params.id);
-    if (!endpoint) throw notFound('webhook endpoint');
-    return endpointView(endpoint);
+    return endpointView(await webhooks.getEndpoint(db, webhooks.ownerOfPrincipal(request.principal), request.params.id));
   });
 
   app.patch('/api/v2/webhook-endpoints/:id', {
@@ -86,9 +64,7 @@ export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db,
     },
   }, async (request) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    const endpoint = await db.transaction((tx) => webhooks.updateEndpoint(tx, owner, request.params.id, request.body, destinations, clock.now()));
-    if (!endpoint) throw notFound('webhook endpoint');
-    return endpointView(endpoint);
+    return endpointView(await db.transaction((tx) => webhooks.updateEndpoint(tx, owner, request.params.id, request.body, destinations, clock.now())));
   });
 
   app.delete('/api/v2/webhook-endpoints/:id', {
@@ -100,8 +76,7 @@ export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db,
     },
   }, async (request, reply) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    const deleted = await db.transaction((tx) => webhooks.deleteEndpoint(tx, owner, request.params.id, clock.now()));
-    if (!deleted) throw notFound('webhook endpoint');
+    await db.transaction((tx) => webhooks.deleteEndpoint(tx, owner, request.params.id, clock.now()));
     return reply.code(204).send(null);
   });
 
@@ -116,8 +91,6 @@ export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db,
     },
   }, async (request) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    const endpoint = await db.transaction((tx) => webhooks.rotateSecret(tx, owner, request.params.id, clock.now()));
-    if (!endpoint) throw notFound('webhook endpoint');
-    return endpointWithSecret(endpoint);
+    return endpointWithSecret(await db.transaction((tx) => webhooks.rotateSecret(tx, owner, request.params.id, clock.now())));
   });
 };

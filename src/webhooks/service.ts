@@ -2,9 +2,10 @@
 // rotation with a 24 h overlap, and redelivery. Fan-out and dispatch live in fanout.ts and dispatcher.ts.
 import type { Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
-import type { EventOwner, EventOwnerKind } from '../events/service.ts';
+import { ownerKey, type EventOwner } from '../events/service.ts';
 import type { Principal } from '../kernel/principal.ts';
-import { validationError, type FieldError } from '../kernel/errors.ts';
+import { notFound, validationError, type FieldError } from '../kernel/errors.ts';
+import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
 import { randomBase62 } from '../ids.ts';
 import { newWebhookSecret, ROTATION_OVERLAP_MS } from './signing.ts';
 import { destinationUrlProblem, type DestinationPolicy } from './ssrf.ts';
@@ -27,8 +28,8 @@ export function ownerOfPrincipal(principal: Principal | null): EventOwner {
   throw new Error('webhook route reached without a merchant or partner principal');
 }
 
-function ownerKey(owner: EventOwner): [EventOwnerKind, number] {
-  return owner.kind === 'merchant' ? ['merchant', owner.businessCode] : ['partner', owner.partnerId];
+function endpointNotFound(): never {
+  throw notFound('webhook endpoint');
 }
 
 /** The problem of a URL as a field error, or null. The destination policy may also refuse http and blocked IP literals. */
@@ -92,22 +93,24 @@ export async function createEndpoint(
   }, now);
 }
 
-export async function listEndpoints(tx: Queryable, owner: EventOwner, page: { limit: number; offset: number }) {
+export async function listEndpoints(tx: Queryable, owner: EventOwner, page: PageRequest): Promise<Page<EndpointRow>> {
   const [ownerKind, ownerId] = ownerKey(owner);
-  const endpoints = await store.findEndpointPageOfOwner(tx, ownerKind, ownerId, page.limit, page.offset);
+  const { limit, offset } = pageWindow(page);
+  const items = await store.findEndpointPageOfOwner(tx, ownerKind, ownerId, limit, offset);
   const total = await store.countEndpointsOfOwner(tx, ownerKind, ownerId);
-  return { endpoints, total };
+  return { items, total };
 }
 
-export async function getEndpoint(tx: Queryable, owner: EventOwner, id: string): Promise<EndpointRow | undefined> {
+/** The owner's endpoint; 404 for an unknown id or another owner's endpoint. */
+export async function getEndpoint(tx: Queryable, owner: EventOwner, id: string): Promise<EndpointRow> {
   const [ownerKind, ownerId] = ownerKey(owner);
-  return store.findEndpointOfOwner(tx, ownerKind, ownerId, id);
+  return (await store.findEndpointOfOwner(tx, ownerKind, ownerId, id)) ?? endpointNotFound();
 }
 
 /** PATCH: disabling an endpoint fails its pending deliveries (a redelivery sends them again once re-enabled). */
 export async function updateEndpoint(
   tx: Transaction, owner: EventOwner, id: string, settings: EndpointSettings, destinations: DestinationPolicy, now: Date,
-): Promise<EndpointRow | undefined> {
+): Promise<EndpointRow> {
   const eventTypes = checkSettings(settings, destinations);
   const [ownerKind, ownerId] = ownerKey(owner);
   const updated = await store.updateEndpointSettings(tx, ownerKind, ownerId, id, {
@@ -116,21 +119,22 @@ export async function updateEndpoint(
     description: settings.description ?? null,
     status: settings.status ?? null,
   }, now);
-  if (updated && updated.status === 'disabled') await store.failPendingDeliveriesOfEndpoints(tx, [id], 'endpoint disabled', now);
+  if (!updated) return endpointNotFound();
+  if (updated.status === 'disabled') await store.failPendingDeliveriesOfEndpoints(tx, [id], 'endpoint disabled', now);
   return updated;
 }
 
-export async function deleteEndpoint(tx: Transaction, owner: EventOwner, id: string, now: Date): Promise<boolean> {
+export async function deleteEndpoint(tx: Transaction, owner: EventOwner, id: string, now: Date): Promise<void> {
   const [ownerKind, ownerId] = ownerKey(owner);
-  const deleted = await store.markEndpointDeleted(tx, ownerKind, ownerId, id, now);
-  if (deleted) await store.failPendingDeliveriesOfEndpoints(tx, [id], 'endpoint deleted', now);
-  return deleted;
+  if (!(await store.markEndpointDeleted(tx, ownerKind, ownerId, id, now))) endpointNotFound();
+  await store.failPendingDeliveriesOfEndpoints(tx, [id], 'endpoint deleted', now);
 }
 
 /** A new secret; the previous one keeps signing (as a second signature) for 24 hours. */
-export async function rotateSecret(tx: Transaction, owner: EventOwner, id: string, now: Date): Promise<EndpointRow | undefined> {
+export async function rotateSecret(tx: Transaction, owner: EventOwner, id: string, now: Date): Promise<EndpointRow> {
   const [ownerKind, ownerId] = ownerKey(owner);
-  return store.rotateEndpointSecret(tx, ownerKind, ownerId, id, newWebhookSecret(), new Date(now.getTime() + ROTATION_OVERLAP_MS), now);
+  const rotated = await store.rotateEndpointSecret(tx, ownerKind, ownerId, id, newWebhookSecret(), new Date(now.getTime() + ROTATION_OVERLAP_MS), now);
+  return rotated ?? endpointNotFound();
 }
 
 /** The secrets that sign a delivery now: the current one, and the previous one during its overlap. */
@@ -142,22 +146,20 @@ export function signingSecrets(endpoint: EndpointRow, now: Date): string[] {
   return secrets;
 }
 
-/** The owner's event with its delivery attempts; undefined when unknown or another owner's. */
+/** The owner's event with its delivery attempts; 404 when unknown or another owner's. */
 export async function getEventWithAttempts(
   tx: Queryable, owner: EventOwner, eventId: string,
-): Promise<{ event: events.EventRow; attempts: AttemptRow[] } | undefined> {
+): Promise<{ event: events.EventRow; attempts: AttemptRow[] }> {
   const event = await events.getEventOfOwner(tx, owner, eventId);
-  if (!event) return undefined;
   return { event, attempts: await store.findAttemptsOfEvent(tx, eventId) };
 }
 
 /**
  * Sends the event again, now, to every enabled endpoint of its owner that takes its type, with the same
- * webhook-id; the dispatchers are woken after the commit. Undefined when the event is not the owner's.
+ * webhook-id; the dispatchers are woken after the commit. 404 when the event is not the owner's.
  */
-export async function redeliverEvent(tx: Transaction, owner: EventOwner, eventId: string, now: Date): Promise<string[] | undefined> {
+export async function redeliverEvent(tx: Transaction, owner: EventOwner, eventId: string, now: Date): Promise<string[]> {
   const event = await events.getEventOfOwner(tx, owner, eventId);
-  if (!event) return undefined;
   const endpointIds = await store.scheduleRedelivery(tx, { id: event.id, ownerKind: event.owner_kind, ownerId: event.owner_id, type: event.type }, now);
   if (endpointIds.length > 0) tx.notifyAfterCommit(DELIVERIES_CHANNEL);
   return endpointIds;

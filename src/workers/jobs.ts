@@ -9,7 +9,7 @@ import { Dispatcher } from '../webhooks/dispatcher.ts';
 import { Fanout } from '../webhooks/fanout.ts';
 import { destinationPolicyOf } from '../webhooks/ssrf.ts';
 import { webhookMetrics } from '../webhooks/metrics.ts';
-import type { Job } from './runner.ts';
+import type { Job } from '../kernel/job.ts';
 
 /** Transfers one run of the sandbox rail worker moves at most before yielding. */
 const SANDBOX_RAIL_BATCH = 50;

@@ -4,19 +4,9 @@
 // so any number of processes may run the same jobs.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.ts';
+import type { Job } from '../kernel/job.ts';
 import { describeError } from '../kernel/logging.ts';
 
-export interface Job {
-  name: string;
-  /** Longest sleep between two runs when nothing wakes the job. */
-  intervalMs: number;
-  /** A channel whose notifications wake the job at once. */
-  wakeChannel?: string;
-  /** Does one batch of work; resolves true when more work is waiting (run again at once). */
-  runOnce(): Promise<boolean>;
-  /** Finishes work the job started in the background (e.g. webhook sends in flight) when the runner stops. */
-  stop?(): Promise<void>;
-}
 
 /** Pause after a failed run, so a database outage does not become a hot loop. */
 const FAILURE_BACKOFF_MS = 1_000;

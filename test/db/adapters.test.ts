@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseErrorOf, isConstraintViolation, SqlState, type Database } from '../../src/db/database.ts';
+import { databaseErrorOf, SqlState, type Database } from '../../src/db/database.ts';
 import { openPglite, ReentrantQueryError } from '../../src/db/pglite.ts';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/databases.ts';
 
@@ -216,8 +216,6 @@ describe.each(databaseKinds())('Database adapter on %s', (kind) => {
       const error = await caught(db.query('update balances set available_centavos = -1 where business_code = $1', [PLATFORM_BUSINESS_CODE]));
       expect(SqlState.CHECK_VIOLATION).toBe('23514');
       expect(databaseErrorOf(error)).toEqual({ code: '23514', constraint: 'balances_available_nonnegative' });
-      expect(isConstraintViolation(error, 'balances_available_nonnegative')).toBe(true);
-      expect(isConstraintViolation(error, 'balances_pending_out_nonnegative')).toBe(false);
     });
 
     it('reports it the same way from inside a transaction, which rolls back', async () => {
@@ -225,7 +223,7 @@ describe.each(databaseKinds())('Database adapter on %s', (kind) => {
         await tx.query('update balances set pending_out_centavos = pending_out_centavos + 5 where business_code = $1', [PLATFORM_BUSINESS_CODE]);
         await tx.query('update balances set available_centavos = available_centavos - 1 where business_code = $1', [PLATFORM_BUSINESS_CODE]);
       }));
-      expect(isConstraintViolation(error, 'balances_available_nonnegative')).toBe(true);
+      expect(databaseErrorOf(error)?.constraint).toBe('balances_available_nonnegative');
       const { rows } = await db.query('select available_centavos, pending_out_centavos from balances where business_code = $1', [PLATFORM_BUSINESS_CODE]);
       expect(rows).toEqual([{ available_centavos: 0, pending_out_centavos: 0 }]);
     });

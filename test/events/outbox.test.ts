@@ -7,6 +7,8 @@ import * as events from '../../src/events/service.ts';
 import { EVENTS_CHANNEL, type EventOwner, type EventRow } from '../../src/events/service.ts';
 import { createMerchant } from '../../src/merchants/service.ts';
 import { createTestDatabase, databaseKinds, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
+import { eventsOfOwner } from '../helpers/events.ts';
+import { toEventPayload } from '../../src/events/views.ts';
 
 const T0 = new Date('2026-11-22T16:00:00.000Z');
 const BARRIER_CHANNEL = 'mps_test_outbox_barrier';
@@ -108,7 +110,7 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
       published_at: null,
     });
     expect(await eventById(database.db, emitted.id)).toEqual(emitted);
-    expect(events.toEventPayload(emitted)).toEqual({ id: emitted.id, type: 'simple_qr.payment_received', created_at: '2026-11-22T16:00:00.000Z', data });
+    expect(toEventPayload(emitted)).toEqual({ id: emitted.id, type: 'simple_qr.payment_received', created_at: '2026-11-22T16:00:00.000Z', data });
   });
 
   it('every event gets its own id', async () => {
@@ -137,7 +139,7 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
 
     expect(emittedId).toMatch(/^evt_/);
     expect(await eventById(database.db, emittedId)).toBeUndefined();
-    expect(await events.listEventsOfOwner(database.db, { kind: 'merchant', businessCode })).toEqual([]);
+    expect(await eventsOfOwner(database.db, { kind: 'merchant', businessCode })).toEqual([]);
     await database.db.flushNotifications();
     await watcher.barrier();
     expect(watcher.count).toBe(before);
@@ -170,11 +172,11 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
       await events.emit(tx, otherMerchant, 'transfer.created', { who: 'other' }, T0),
     ]);
 
-    expect((await events.listEventsOfOwner(database.db, merchant)).map((e) => e.id)).toEqual([ofMerchant!.id]);
-    expect((await events.listEventsOfOwner(database.db, partnerWithSameNumber)).map((e) => e.id)).toEqual([ofPartner!.id]);
-    expect((await events.listEventsOfOwner(database.db, otherMerchant)).map((e) => e.id)).toEqual([ofOther!.id]);
-    expect(await events.listEventsOfOwner(database.db, { kind: 'partner', partnerId: otherBusinessCode })).toEqual([]);
-    expect((await events.listEventsOfOwner(database.db, partnerWithSameNumber))[0]).toMatchObject({ owner_kind: 'partner', owner_id: businessCode });
+    expect((await eventsOfOwner(database.db, merchant)).map((e) => e.id)).toEqual([ofMerchant!.id]);
+    expect((await eventsOfOwner(database.db, partnerWithSameNumber)).map((e) => e.id)).toEqual([ofPartner!.id]);
+    expect((await eventsOfOwner(database.db, otherMerchant)).map((e) => e.id)).toEqual([ofOther!.id]);
+    expect(await eventsOfOwner(database.db, { kind: 'partner', partnerId: otherBusinessCode })).toEqual([]);
+    expect((await eventsOfOwner(database.db, partnerWithSameNumber))[0]).toMatchObject({ owner_kind: 'partner', owner_id: businessCode });
   });
 
   it('listEventsOfOwner lists newest first, and events of the same instant in the order they were written, newest first', async () => {
@@ -189,7 +191,7 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
     const third = await emitAt(at(60), 'third'); // same instant as `second`, written after it
     const backdated = await emitAt(at(-60), 'backdated'); // written last, but the oldest
 
-    const listed = await events.listEventsOfOwner(database.db, owner);
+    const listed = await eventsOfOwner(database.db, owner);
     expect(listed.map((e) => e.data.label)).toEqual(['third', 'second', 'first', 'backdated']);
     expect(listed.map((e) => e.id)).toEqual([third.id, second.id, first.id, backdated.id]);
   });

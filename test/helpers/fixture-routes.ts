@@ -8,7 +8,7 @@ import * as events from '../../src/events/service.ts';
 import type { App } from '../../src/http/app.ts';
 import { callerScope, merchantOf, partnerOf } from '../../src/kernel/principal.ts';
 import { ApiError } from '../../src/kernel/errors.ts';
-import { sendIdempotentResult } from '../../src/kernel/idempotent-reply.ts';
+import { sendIdempotentResult } from '../../src/idempotency/http.ts';
 import { CurrencySchema, MoneyAmount, StrictObject } from '../../src/kernel/schemas.ts';
 import { runIdempotent } from '../../src/idempotency/service.ts';
 import * as ledger from '../../src/ledger/service.ts';

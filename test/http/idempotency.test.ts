@@ -8,7 +8,7 @@ import type { Transaction } from '../../src/db/database.ts';
 import * as events from '../../src/events/service.ts';
 import { callerScope, merchantOf } from '../../src/kernel/principal.ts';
 import { ApiError } from '../../src/kernel/errors.ts';
-import { sendIdempotentResult } from '../../src/kernel/idempotent-reply.ts';
+import { sendIdempotentResult } from '../../src/idempotency/http.ts';
 import { fingerprint, IDEMPOTENCY_RETENTION_MS, purgeExpiredOutcomes, runIdempotent } from '../../src/idempotency/service.ts';
 import * as ledger from '../../src/ledger/service.ts';
 import { parseAmount } from '../../src/money.ts';

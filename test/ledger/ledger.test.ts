@@ -9,6 +9,7 @@ import * as ledger from '../../src/ledger/service.ts';
 import { LedgerError, type MovementRow, type MovementStatus } from '../../src/ledger/service.ts';
 import { createMerchant } from '../../src/merchants/service.ts';
 import { createTestDatabase, databaseKinds, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
+import { toInvariantReportView } from '../../src/ledger/views.ts';
 
 const T0 = new Date('2026-11-22T16:00:00.000Z');
 const T1 = new Date('2026-11-22T16:05:00.000Z');
@@ -324,7 +325,7 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
     const { rows } = await database.db.query<{ n: number }>('select count(*)::int as n from balances');
     const report = await room.checkInvariant();
     expect(report).toEqual({ balancesChecked: rows[0]!.n, violations: [] });
-    expect(ledger.toInvariantReportView(report)).toMatchObject({ ok: true, violations: [] });
+    expect(toInvariantReportView(report)).toMatchObject({ ok: true, violations: [] });
   });
 
   it('checkInvariant reports a balance that no longer matches its movements', async () => {
@@ -343,7 +344,7 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
         expected_available_centavos: 750,
         expected_pending_out_centavos: 250,
       }]);
-      expect(ledger.toInvariantReportView(report)).toMatchObject({
+      expect(toInvariantReportView(report)).toMatchObject({
         ok: false,
         violations: [{ business_code: merchant, available: 7.51, expected_available: 7.5, pending_out: 2.5, expected_pending_out: 2.5 }],
       });

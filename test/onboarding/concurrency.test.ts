@@ -2,11 +2,11 @@
 // concurrent submits with a fee of 0, concurrent activation payments, and a payment racing a cancel each
 // end with at most one merchant, decided by the guarded transition and the unique constraints.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { listEventsOfOwner } from '../../src/events/service.ts';
 import * as onboarding from '../../src/onboarding/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { describeOnPostgres } from '../helpers/databases.ts';
 import { FlowBrowser, newIntent, tokenOf, VALID_FORM, type Partner } from './helpers.ts';
+import { eventsOfOwner } from '../helpers/events.ts';
 
 describeOnPostgres('onboarding races on %s', (kind) => {
   let t: TestApp;
@@ -28,7 +28,7 @@ describeOnPostgres('onboarding races on %s', (kind) => {
     return Number(rows[0]!.total);
   };
   const completedEvents = async (code: string) =>
-    (await listEventsOfOwner(t.db, { kind: 'partner', partnerId: partner.partnerId })).filter((e) => e.data.code === code && e.type === 'onboarding_intent.completed');
+    (await eventsOfOwner(t.db, { kind: 'partner', partnerId: partner.partnerId })).filter((e) => e.data.code === code && e.type === 'onboarding_intent.completed');
 
   it('fee 0: concurrent submits of the form create exactly one merchant', async () => {
     for (let round = 0; round < 5; round++) {

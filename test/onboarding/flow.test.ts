@@ -2,13 +2,13 @@
 // activation payment through the QR purpose hook, the fee-0 path, the done page's key shown once, cancel,
 // the 410s, and the partner's events carrying the metadata.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listEventsOfOwner } from '../../src/events/service.ts';
 import { findPayoutAccount } from '../../src/merchants/service.ts';
 import * as onboarding from '../../src/onboarding/service.ts';
 import * as qrs from '../../src/qr/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { FlowBrowser, newIntent, tokenOf, VALID_FORM, type Partner } from './helpers.ts';
+import { eventsOfOwner } from '../helpers/events.ts';
 
 const MINUTE = 60_000;
 
@@ -28,7 +28,7 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
 
   const readIntent = (code: string) => t.request('GET', `/api/v2/onboarding/intent/${code}`, { apiKey: partner.masterKey });
   const partnerEvents = async (code: string) =>
-    (await listEventsOfOwner(t.db, { kind: 'partner', partnerId: partner.partnerId })).filter((e) => e.data.code === code);
+    (await eventsOfOwner(t.db, { kind: 'partner', partnerId: partner.partnerId })).filter((e) => e.data.code === code);
   const keyOf = (text: string) => /data-field="api-key">([^<]+)</.exec(text)?.[1];
 
   it('shows the form with a label for every input, a flow cookie and security headers', async () => {

@@ -1,11 +1,11 @@
 // The partner API of onboarding intents (docs/api-reference.md#create-an-intent, docs/api-reference.md#read-an-intent), the expiry sweep and the partner's events.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listEventsOfOwner } from '../../src/events/service.ts';
 import { sweepExpiredIntents } from '../../src/onboarding/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createIntent, FlowBrowser, newIntent, tokenOf, type Partner } from './helpers.ts';
+import { eventsOfOwner } from '../helpers/events.ts';
 
 const MINUTE = 60_000;
 
@@ -138,7 +138,7 @@ describe.each(databaseKinds())('onboarding intents API on %s', (kind) => {
     expect(await sweepExpiredIntents(t.db, t.clock.now(), 1000)).toBeGreaterThanOrEqual(1);
     const after = await read(created.code, otherPartner.masterKey);
     expect(after.body.status).toBe('expired');
-    const events = await listEventsOfOwner(t.db, { kind: 'partner', partnerId: otherPartner.partnerId });
+    const events = await eventsOfOwner(t.db, { kind: 'partner', partnerId: otherPartner.partnerId });
     const expired = events.filter((e) => e.type === 'onboarding_intent.expired' && e.data.code === created.code);
     expect(expired).toHaveLength(1);
     expect(expired[0]!.data).toEqual(after.body);

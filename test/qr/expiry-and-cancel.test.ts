@@ -4,6 +4,7 @@ import { sweepExpiredQrs } from '../../src/qr/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
+import { eventsOfOwner } from '../helpers/events.ts';
 
 describe.each(databaseKinds())('simple QR expiry, cancel and list on %s', (kind) => {
   let t: TestApp;
@@ -82,7 +83,7 @@ describe.each(databaseKinds())('simple QR expiry, cancel and list on %s', (kind)
     const after = await get(qr.id);
     expect(after.body).toEqual(expired.body);
     expect(after.headers.get('etag')).toBe(expired.headers.get('etag'));
-    const owned = await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
+    const owned = await eventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
     const canceled = owned.filter((e) => e.type === 'simple_qr.canceled' && (e.data as { id: string }).id === qr.id);
     expect(canceled).toHaveLength(1);
     expect(canceled[0]!.data).toMatchObject({ status: 'CANCELED', cancel_reason: 'expired' });
@@ -101,7 +102,7 @@ describe.each(databaseKinds())('simple QR expiry, cancel and list on %s', (kind)
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('QR_NOT_CANCELABLE');
     expect((await pay(t, merchant, qr.id)).status).toBe(409);
-    const owned = await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
+    const owned = await eventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
     expect(owned.filter((e) => e.type === 'simple_qr.canceled' && (e.data as { id: string }).id === qr.id)).toHaveLength(1);
   });
 

@@ -5,6 +5,7 @@ import * as events from '../../src/events/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
+import { eventsOfOwner } from '../helpers/events.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -84,14 +85,14 @@ describe.each(databaseKinds())('simple QR long poll on %s', (kind) => {
     await runner.start();
     try {
       for (let i = 0; i < 50; i++) {
-        const owned = await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
+        const owned = await eventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
         if (owned.some((e) => e.type === 'simple_qr.canceled' && (e.data as { id: string }).id === qr.id)) break;
         await sleep(100);
       }
     } finally {
       await runner.stop();
     }
-    const owned = await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
+    const owned = await eventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
     expect(owned.filter((e) => e.type === 'simple_qr.canceled' && (e.data as { id: string }).id === qr.id)).toHaveLength(1);
   });
 });

@@ -5,6 +5,7 @@ import type { PaymentPurposeHandler } from '../../src/qr/purposes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
+import { eventsOfOwner } from '../helpers/events.ts';
 
 async function balanceOf(t: TestApp, merchant: Merchant): Promise<number> {
   return (await t.request('GET', '/api/v2/balance', { apiKey: merchant.apiKey })).body.available;
@@ -53,7 +54,7 @@ describe.each(databaseKinds())('simple QR payments on %s', (kind) => {
       id: paid.body.movement_id, type: 'payment', amount_centavos: 15050, status: 'COMPLETED', reference: 'Order 42',
       snapshot: { details: { source_bank: 'Banco Unión', account_number: '**********4321', account_titular: 'Ana Pérez' }, qr_id: qr.id },
     });
-    const owned = await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
+    const owned = await eventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
     expect(owned.map((e) => e.type).sort()).toEqual(['simple_qr.paid', 'simple_qr.payment_received']);
     const received = owned.find((e) => e.type === 'simple_qr.payment_received')!;
     expect(received.data).toEqual({ qr: expect.objectContaining({ id: qr.id, status: 'PAID' }), payment: paid.body });
@@ -82,7 +83,7 @@ describe.each(databaseKinds())('simple QR payments on %s', (kind) => {
     expect(read.body.last_payment.id).toBe(ids[2]);
     expect(await balanceOf(t, merchant)).toBe(30);
     expect(await movementsOf(t, merchant.businessCode)).toHaveLength(3);
-    const owned = await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
+    const owned = await eventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
     expect(owned.filter((e) => e.type === 'simple_qr.payment_received')).toHaveLength(3);
     expect(owned.filter((e) => e.type === 'simple_qr.paid')).toHaveLength(0);
     const page = await t.request('GET', `/api/v2/simple-qrs/${qr.id}/payments?per_page=2`, { apiKey: merchant.apiKey });
@@ -133,7 +134,7 @@ describe.each(databaseKinds())('simple QR payments on %s', (kind) => {
     expect(await balanceOf(t, merchant)).toBe(0);
     const read = await t.request('GET', `/api/v2/simple-qrs/${failing.qr.id}`, { apiKey: merchant.apiKey });
     expect(read.body).toMatchObject({ status: 'ACTIVE', payments_count: 0 });
-    expect((await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode })).length).toBe(0);
+    expect((await eventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode })).length).toBe(0);
   });
 
   it('answers 404 to the sandbox endpoint in live mode', async () => {
@@ -167,7 +168,7 @@ describeOnPostgres('simple QR payment race on %s', (kind) => {
     for (const r of responses.filter((r) => r.status === 409)) expect(r.body.code).toBe('QR_NOT_PAYABLE');
     expect(await balanceOf(t, merchant)).toBe(42);
     expect(await movementsOf(t, merchant.businessCode)).toHaveLength(1);
-    const owned = await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
+    const owned = await eventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
     expect(owned.filter((e) => e.type === 'simple_qr.payment_received')).toHaveLength(1);
   });
 

@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { describeOnPostgres } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { balanceOf, fundedMerchant, postTransfer, transferBody } from './helpers.ts';
+import { eventsOfOwner } from '../helpers/events.ts';
 
 describeOnPostgres('transfer races on %s', (kind) => {
   let first: TestApp;
@@ -161,7 +162,7 @@ describeOnPostgres('the sandbox rail worker in two processes on %s', (kind) => {
       expect(statuses.filter((status: string) => status === 'FAILED')).toHaveLength(10);
       expect(statuses.filter((status: string) => status === 'COMPLETED')).toHaveLength(30);
       const counts = new Map<string, number>();
-      for (const event of await events.listEventsOfOwner(first.db, { kind: 'merchant', businessCode: merchant.businessCode })) {
+      for (const event of await eventsOfOwner(first.db, { kind: 'merchant', businessCode: merchant.businessCode })) {
         counts.set(event.type, (counts.get(event.type) ?? 0) + 1);
       }
       expect(Object.fromEntries(counts)).toMatchObject({ 'transfer.created': 40, 'transfer.in_transit': 30, 'transfer.completed': 30, 'transfer.failed': 10 });

@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { balanceOf, fund, fundedMerchant, postTransfer, transferBody, type Merchant } from './helpers.ts';
+import { eventsOfOwner } from '../helpers/events.ts';
 
 describe.each(databaseKinds())('creating transfers on %s', (kind) => {
   let t: TestApp;
@@ -45,7 +46,7 @@ describe.each(databaseKinds())('creating transfers on %s', (kind) => {
       type: 'transfer', amount_centavos: -750, status: 'PENDING', reference: 'Movement check',
       snapshot: { destination: { type: 'bank_account', bank_code: 1014, account_number: '**********5678', account_titular: 'Juan Pérez' } },
     });
-    const created = (await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode }))
+    const created = (await eventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode }))
       .filter((event) => event.type === 'transfer.created' && event.data.id === response.body.id);
     expect(created).toHaveLength(1);
     expect(created[0]!.data).toEqual(response.body);

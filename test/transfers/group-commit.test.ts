@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { balanceOf, fundedMerchant, postTransfer, transferBody, type Merchant } from './helpers.ts';
+import { eventsOfOwner } from '../helpers/events.ts';
 
 describe.each(databaseKinds())('transfers written together on %s', (kind) => {
   let t: TestApp;
@@ -57,7 +58,7 @@ describe.each(databaseKinds())('transfers written together on %s', (kind) => {
     expect(await balanceOf(t, merchants[0]!)).toEqual({ available: 5, pending_out: 10 });
     for (const merchant of merchants.slice(1)) expect(await balanceOf(t, merchant)).toEqual({ available: 70, pending_out: 30 });
     for (const merchant of merchants) {
-      const emitted = await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
+      const emitted = await eventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode });
       expect(emitted.filter((event) => event.type === 'transfer.created')).toHaveLength(merchant === merchants[0] ? 1 : 3);
     }
     expect((await t.db.transaction((tx) => ledger.checkInvariant(tx))).violations).toEqual([]);

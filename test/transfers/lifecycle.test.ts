@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { balanceOf, fundedMerchant, postTransfer, transferBody, type Merchant } from './helpers.ts';
+import { eventsOfOwner } from '../helpers/events.ts';
 
 const closedAccount = { type: 'bank_account', bank_code: 1003, account_number: '4010-2233-0000', account_titular: 'Cuenta Cerrada' };
 
@@ -25,7 +26,7 @@ describe.each(databaseKinds())('transfer lifecycle on %s', (kind) => {
   const advance = (merchant: Merchant, id: number, body: unknown) =>
     t.request('POST', `/api/v2/sandbox/transfers/${id}/advance`, { apiKey: merchant.apiKey, body });
   const eventTypesOf = async (merchant: Merchant, id: number) =>
-    (await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode }))
+    (await eventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode }))
       .filter((event) => event.data.id === id).map((event) => event.type).reverse();
   const movementStatus = async (movementId: number) =>
     (await t.db.query<{ status: string }>('select status from movements where id = $1::bigint', [movementId])).rows[0]!.status;
@@ -115,7 +116,7 @@ describe.each(databaseKinds())('transfer lifecycle on %s', (kind) => {
       expect(await balanceOf(t, merchant)).toEqual({ available: 100, pending_out: 0 });
       expect(await movementStatus(a.movement_id)).toBe('FAILED');
       expect(await eventTypesOf(merchant, a.id)).toEqual(['transfer.created', 'transfer.in_transit', 'transfer.failed']);
-      const failedEvent = (await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode }))
+      const failedEvent = (await eventsOfOwner(t.db, { kind: 'merchant', businessCode: merchant.businessCode }))
         .find((event) => event.type === 'transfer.failed' && event.data.id === a.id)!;
       expect(failedEvent.data).toEqual(failed.body);
     });

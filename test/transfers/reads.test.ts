@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { fundedMerchant, postTransfer, transferBody, type Merchant } from './helpers.ts';
+import { eventsOfOwner } from '../helpers/events.ts';
 
 describe.each(databaseKinds())('reading transfers, tenancy and masking on %s', (kind) => {
   let t: TestApp;
@@ -103,7 +104,7 @@ describe.each(databaseKinds())('reading transfers, tenancy and masking on %s', (
     expect(list.body.data[0].destination.account_number).toBe(masked);
     const canceled = await t.request('POST', `/api/v2/transfers/${created.body.id}/cancel`, { apiKey: owner.apiKey });
     expect(canceled.body.destination.account_number).toBe(masked);
-    const ownEvents = (await events.listEventsOfOwner(t.db, { kind: 'merchant', businessCode: owner.businessCode }))
+    const ownEvents = (await eventsOfOwner(t.db, { kind: 'merchant', businessCode: owner.businessCode }))
       .filter((event) => event.data.id === created.body.id);
     expect(ownEvents.map((event) => event.type).sort()).toEqual(['transfer.canceled', 'transfer.created']);
     for (const event of ownEvents) expect((event.data.destination as { account_number: string }).account_number).toBe(masked);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageMeta, pageOffset, pageRequest } from '../../src/kernel/pagination.ts';
+import { pageMeta, pageRequest, pageWindow } from '../../src/kernel/pagination.ts';
 
 describe('page arithmetic (docs/api-reference.md#pagination)', () => {
   it.each([
@@ -10,6 +10,6 @@ describe('page arithmetic (docs/api-reference.md#pagination)', () => {
 
   it('defaults to page 1 of 15 and skips whole pages', () => {
     expect(pageRequest({})).toEqual({ page: 1, perPage: 15 });
-    expect(pageOffset(pageRequest({ page: 3, per_page: 20 }))).toBe(40);
+    expect(pageWindow(pageRequest({ page: 3, per_page: 20 }))).toEqual({ limit: 20, offset: 40 });
   });
 });

@@ -16,6 +16,7 @@ import {
   renderCancelledPage, renderCookieProblemPage, renderDonePage, renderFormPage, renderGonePage, renderNotFoundPage,
   renderPaymentPage, type GoneReason,
 } from './views.ts';
+import { effectiveStatus } from '../state.ts';
 
 const TokenParams = Type.Object({ token: Type.String() });
 const GONE_REASON: Record<'expired' | 'cancelled' | 'completed', GoneReason> = { expired: 'expired', cancelled: 'cancelled', completed: 'used' };
@@ -52,7 +53,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
       await notFoundPage(reply);
       return null;
     }
-    const status = onboarding.effectiveStatus(intent, now);
+    const status = effectiveStatus(intent, now);
     if (status !== 'open') {
       await gonePage(reply, intent, status);
       return null;
@@ -128,7 +129,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     const cancelled = await onboarding.cancelByToken(db, config, intent.token, now);
     if (!cancelled) {
       const current = (await onboarding.findIntentByToken(db, intent.token))!;
-      return gonePage(reply, current, onboarding.effectiveStatus(current, clock.now()) as 'expired' | 'cancelled' | 'completed');
+      return gonePage(reply, current, effectiveStatus(current, clock.now()) as 'expired' | 'cancelled' | 'completed');
     }
     // The parsed form: percent-encoded ASCII, whatever the partner typed (a header cannot carry raw Unicode).
     if (cancelled.cancel_url) return reply.code(303).header('location', new URL(cancelled.cancel_url).href).send();
@@ -139,7 +140,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     const now = clock.now();
     const intent = await onboarding.findIntentByToken(db, request.params.token);
     if (!intent) return notFoundPage(reply);
-    const status = onboarding.effectiveStatus(intent, now);
+    const status = effectiveStatus(intent, now);
     if (status === 'open') return reply.code(303).header('location', `/onboarding/${intent.token}`).send(); // not paid yet
     if (status !== 'completed') return gonePage(reply, intent, status);
     const issued = await onboarding.issueFirstApiKey(db, config, intent.token, flowSecretOf(request.headers.cookie), now);
@@ -159,7 +160,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
   app.get('/onboarding/:token/status', { schema: { ...hidden, summary: 'Hosted onboarding: status for the payment step (JSON)' } }, async (request, reply) => {
     const intent = await onboarding.findIntentByToken(db, request.params.token);
     if (!intent) return reply.code(404).header('cache-control', 'no-store').send({ status: 'not_found' });
-    const status = onboarding.effectiveStatus(intent, clock.now());
+    const status = effectiveStatus(intent, clock.now());
     return reply.code(status === 'open' ? 200 : 410).header('cache-control', 'no-store').send({ status });
   });
 
@@ -177,7 +178,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'QR_NOT_PAYABLE') throw error;
       const current = (await onboarding.findIntentByToken(db, intent.token))!;
-      const status = onboarding.effectiveStatus(current, clock.now());
+      const status = effectiveStatus(current, clock.now());
       if (status === 'completed') return reply.code(303).header('location', `/onboarding/${intent.token}/done`).send();
       if (status !== 'open') return gonePage(reply, current, status);
       return showPayment(reply, 409, current, secret, 'The payment was not accepted. Please try again.');

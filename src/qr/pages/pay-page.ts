@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import { formatCentavos } from '../../money.ts';
 import { formatWallClock } from '../../time.ts';
-import { effectiveState, type QrWithLastPayment } from '../service.ts';
+import { effectiveState } from '../state.ts';
+import type { QrWithLastPayment } from '../store.ts';
 import { escapeHtml, jsonForScript, pageShell } from './html.ts';
 
 /**

@@ -12,6 +12,7 @@ import { parseAmount } from '../../money.ts';
 import { sandboxRail } from '../rail.ts';
 import { QR_AMOUNT_MAX_CENTAVOS, QR_AMOUNT_MIN_CENTAVOS } from '../schemas.ts';
 import * as qrs from '../service.ts';
+import { ifNoneMatchHits } from '../state.ts';
 import type { QrWithLastPayment } from '../service.ts';
 import { holdWhileUnchanged, type QrWatcher } from '../watch.ts';
 import { newNonce, pageHeaders } from './html.ts';
@@ -75,7 +76,7 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
     const status = toPublicStatus(found, now, config.serviceTimeZone);
     const etag = publicStatusTag(status);
     reply.header('ETag', etag).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer');
-    if (qrs.ifNoneMatchHits(ifNoneMatch, etag)) return reply.code(304).send(); // no body
+    if (ifNoneMatchHits(ifNoneMatch, etag)) return reply.code(304).send(); // no body
     return status;
   });
 

@@ -1,0 +1,62 @@
+// The QR module's API views: pure functions from rows to the JSON the API answers and events carry
+// (docs/architecture.md#conventions). The status shown is always the effective one (state.ts).
+import type { Config } from '../config.ts';
+import { maskAccountNumber } from '../masking.ts';
+import { centavosToAmount } from '../money.ts';
+import type { PaymentView, QrEventView, QrView } from './schemas.ts';
+import { effectiveState } from './state.ts';
+import type { PaymentRow, QrWithLastPayment } from './store.ts';
+
+
+export function toPaymentView(payment: PaymentRow): PaymentView {
+  return {
+    id: payment.id,
+    qr_id: payment.qr_id,
+    business_code: payment.business_code,
+    amount: centavosToAmount(payment.amount_centavos),
+    currency: 'BOB',
+    status: payment.status,
+    payer: {
+      source_bank: payment.source_bank,
+      account_number: maskAccountNumber(payment.account_number),
+      account_titular: payment.account_titular,
+    },
+    paid_at: payment.paid_at.toISOString(),
+    movement_id: payment.movement_id,
+  };
+}
+
+export function qrUrlOf(config: Pick<Config, 'publicBaseUrl'>, payToken: string): string {
+  return `${config.publicBaseUrl.replace(/\/+$/, '')}/pay/${payToken}`;
+}
+
+/** The QR resource without its image (the form events carry). */
+export function toQrEventView(config: Pick<Config, 'publicBaseUrl'>, { qr, lastPayment }: QrWithLastPayment, now: Date): QrEventView {
+  const state = effectiveState(qr, now);
+  return {
+    id: qr.id,
+    business_code: qr.business_code,
+    status: state.status,
+    amount: qr.amount_centavos === null ? null : centavosToAmount(qr.amount_centavos),
+    currency: 'BOB',
+    modify_amount: qr.modify_amount,
+    is_multi_use: qr.is_multi_use,
+    description: qr.description,
+    qr_expiration: qr.qr_expiration,
+    expires_at: qr.expires_at?.toISOString() ?? null,
+    qr_url: qrUrlOf(config, qr.pay_token),
+    qr_payload: qr.qr_payload,
+    payments_count: qr.payments_count,
+    amount_collected: centavosToAmount(qr.amount_collected_centavos),
+    last_payment: lastPayment ? toPaymentView(lastPayment) : null,
+    paid_at: qr.paid_at?.toISOString() ?? null,
+    canceled_at: state.canceledAt?.toISOString() ?? null,
+    cancel_reason: state.cancelReason,
+    created_at: qr.created_at.toISOString(),
+    updated_at: state.updatedAt.toISOString(),
+  };
+}
+
+export function toQrView(config: Pick<Config, 'publicBaseUrl'>, found: QrWithLastPayment, now: Date): QrView {
+  return { ...toQrEventView(config, found, now), qr_image: found.qr.qr_image };
+}

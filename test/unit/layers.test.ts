@@ -1,0 +1,56 @@
+// The layering of src/ (docs/architecture.md#layout), checked on the import statements themselves: the
+// kernel and the database adapters import no capability; no capability's service, store or view imports
+// routes, pages, the HTTP layer or the composition root; nothing but the entry points imports those.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const CAPABILITIES = ['events', 'idempotency', 'ledger', 'merchants', 'onboarding', 'qr', 'transfers', 'webhooks'];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? sourceFiles(full) : entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** Each file of src/ (relative, with /) and the src-relative paths it imports. */
+const graph = sourceFiles(SRC).map((file) => {
+  const text = readFileSync(file, 'utf8');
+  const imports = [...text.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'(\.[^']+)'/gms)]
+    .map((match) => path.relative(SRC, path.resolve(path.dirname(file), match[1]!)).split(path.sep).join('/'));
+  return { file: path.relative(SRC, file).split(path.sep).join('/'), imports };
+});
+
+function violations(isFrom: (file: string) => boolean, isForbidden: (target: string) => boolean): string[] {
+  return graph.filter(({ file }) => isFrom(file)).flatMap(({ file, imports }) => imports.filter(isForbidden).map((target) => `${file} → ${target}`));
+}
+
+const inCapability = (file: string) => CAPABILITIES.some((name) => file.startsWith(`${name}/`));
+const isRouteFile = (file: string) => /(^|\/)(routes|admin-routes|events-routes)\.ts$/.test(file) || file.includes('/pages/') || file.endsWith('/http.ts');
+const isTop = (file: string) => file.startsWith('http/') || file.startsWith('workers/') || file.startsWith('cli/')
+  || ['composition.ts', 'startup.ts', 'main.ts'].includes(file);
+
+describe('the layers of src/', () => {
+  it('finds the source files and their imports', () => {
+    expect(graph.length).toBeGreaterThan(50);
+    expect(graph.find(({ file }) => file === 'qr/service.ts')?.imports).toContain('qr/store.ts');
+  });
+
+  it('keeps the kernel and the database adapters free of capabilities and of the HTTP layer', () => {
+    const isFoundation = (file: string) => file.startsWith('kernel/') || file.startsWith('db/');
+    expect(violations(isFoundation, (target) => inCapability(target) || isTop(target) || target === 'context.ts')).toEqual([]);
+  });
+
+  it('never lets a capability\'s service, store, state or views import routes, pages, the HTTP layer or the composition root', () => {
+    const isCore = (file: string) => inCapability(file) && !isRouteFile(file);
+    expect(violations(isCore, (target) => isRouteFile(target) || isTop(target))).toEqual([]);
+  });
+
+  it('lets only the entry points import the composition root and the app', () => {
+    const entry = (file: string) => ['startup.ts', 'main.ts'].includes(file) || file.startsWith('cli/') || file.startsWith('http/');
+    expect(violations((file) => !entry(file), (target) => target === 'composition.ts' || target === 'http/app.ts')).toEqual([]);
+  });
+});
