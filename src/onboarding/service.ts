@@ -188,7 +188,9 @@ async function completeWithMerchant(tx: Transaction, intent: IntentRow, now: Dat
 /**
  * The activation fee's purpose handler, inside the payment's transaction: the intent must still be open
  * (not expired, not cancelled, not completed), else the payment is refused and no money moves. The
- * composition root registers it for ACTIVATION_PURPOSE.
+ * composition root registers it for ACTIVATION_PURPOSE. The refusal is 409 QR_NOT_PAYABLE: what is refused
+ * is a payment of the activation QR, which is that code's meaning; the contract's catalogue has no
+ * onboarding code, and the flow's pages answer a closed link with their own 410 page, never this code.
  */
 export async function completeByActivationPayment(tx: Transaction, paid: PurposePayment): Promise<void> {
   const intent = await store.lockOpenIntentOfActivationQr(tx, paid.qr.id, paid.now);
