@@ -2,7 +2,7 @@
 import { createMerchant, registerWebhookEndpoint, type Merchant } from './api.ts';
 import type { Cluster } from './cluster.ts';
 import { anyFreePort } from './ports.ts';
-import type { Receiver } from './receiver.ts';
+import { Receiver } from './receiver.ts';
 import type { Report } from './report.ts';
 import type { Scope } from './scope.ts';
 import { describeExit, ServiceProcess, type Role } from './service.ts';
@@ -60,6 +60,14 @@ export class Fleet {
 
 export async function scratchDatabase(ctx: ScenarioContext): Promise<string> {
   return ctx.cluster.createDatabase(`faults_${ctx.name.replace(/[^a-z0-9]/g, '_')}`);
+}
+
+/** What every scenario starts from: its scratch database, a webhook receiver and a fleet on that database (both torn down by `scope`). */
+export async function scenarioRig(ctx: ScenarioContext, scope: Scope): Promise<{ url: string; receiver: Receiver; fleet: Fleet }> {
+  const url = await scratchDatabase(ctx);
+  const receiver = await Receiver.start();
+  scope.defer('close receiver', () => receiver.close());
+  return { url, receiver, fleet: new Fleet(ctx, scope, url) };
 }
 
 /** `count` merchants with the ACH module, each with a webhook endpoint on the receiver (all event types). */

@@ -2,9 +2,8 @@
 import { Acks, ledgerCheck, MoneyClient } from '../api.ts';
 import { describe, request, type Exchange } from '../http.ts';
 import { runLoops, Tally } from '../load.ts';
-import { Receiver } from '../receiver.ts';
 import type { Scope } from '../scope.ts';
-import { Fleet, prepareMerchants, scratchDatabase, type ScenarioContext } from '../setup.ts';
+import { prepareMerchants, scenarioRig, type ScenarioContext } from '../setup.ts';
 import { checkAcknowledged, checkEventsDelivered, checkMovementsAndEvents, ScratchDb, waitSettled } from '../verify.ts';
 
 const OUTAGE_MS = 10_000;
@@ -44,10 +43,7 @@ export const dbOutageScenario = {
   async run(ctx: ScenarioContext, scope: Scope): Promise<void> {
     const { report, name, cluster } = ctx;
     scope.defer('PostgreSQL running again', async () => { if (!cluster.running) await cluster.start(); });
-    const url = await scratchDatabase(ctx);
-    const receiver = await Receiver.start();
-    scope.defer('close receiver', () => receiver.close());
-    const fleet = new Fleet(ctx, scope, url);
+    const { url, receiver, fleet } = await scenarioRig(ctx, scope);
     const service = await fleet.start('all', 'all');
     await service.waitStarted(60_000);
     const merchants = await prepareMerchants(service.baseUrl, ctx, receiver, 4);

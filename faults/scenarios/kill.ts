@@ -1,9 +1,8 @@
 // Scenario `kill`: kill -9 of the API process and of a worker process under a retrying load of QR payments and transfers; nothing acknowledged may be lost or doubled.
 import { Acks, ledgerCheck, MoneyClient } from '../api.ts';
 import { runLoops, Tally } from '../load.ts';
-import { Receiver } from '../receiver.ts';
 import type { Scope } from '../scope.ts';
-import { Fleet, prepareMerchants, scratchDatabase, type ScenarioContext } from '../setup.ts';
+import { prepareMerchants, scenarioRig, type ScenarioContext } from '../setup.ts';
 import type { ServiceProcess } from '../service.ts';
 import { checkAcknowledged, checkEventsDelivered, checkMovementsAndEvents, ScratchDb, waitSettled } from '../verify.ts';
 
@@ -24,10 +23,7 @@ export const killScenario = {
   timeoutMs: () => 6 * 60_000 + ROUNDS * 30_000,
   async run(ctx: ScenarioContext, scope: Scope): Promise<void> {
     const { report, name } = ctx;
-    const url = await scratchDatabase(ctx);
-    const receiver = await Receiver.start();
-    scope.defer('close receiver', () => receiver.close());
-    const fleet = new Fleet(ctx, scope, url);
+    const { url, receiver, fleet } = await scenarioRig(ctx, scope);
 
     let api: ServiceProcess = await fleet.start('api', 'api');
     await api.waitStarted(60_000); // the first process applies the migrations

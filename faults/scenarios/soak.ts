@@ -2,9 +2,8 @@
 import { Acks, ledgerCheck, MoneyClient, type Merchant } from '../api.ts';
 import { request, type Exchange } from '../http.ts';
 import { runLoops, Tally } from '../load.ts';
-import { Receiver } from '../receiver.ts';
 import type { Scope } from '../scope.ts';
-import { Fleet, prepareMerchants, scratchDatabase, type ScenarioContext } from '../setup.ts';
+import { prepareMerchants, scenarioRig, type ScenarioContext } from '../setup.ts';
 import { HeapSampler, mib, RssSampler, slope, summarize } from '../stats.ts';
 import { checkAcknowledged, checkEventsDelivered, checkMovementsAndEvents, ScratchDb, waitSettled } from '../verify.ts';
 
@@ -29,10 +28,7 @@ export const soakScenario = {
   timeoutMs: () => (MINUTES + 5) * 60_000,
   async run(ctx: ScenarioContext, scope: Scope): Promise<void> {
     const { report, name } = ctx;
-    const url = await scratchDatabase(ctx);
-    const receiver = await Receiver.start();
-    scope.defer('close receiver', () => receiver.close());
-    const fleet = new Fleet(ctx, scope, url);
+    const { url, receiver, fleet } = await scenarioRig(ctx, scope);
     const service = await fleet.start('all', 'all');
     await service.waitStarted(60_000);
     const merchants = await prepareMerchants(service.baseUrl, ctx, receiver, POS_CLIENTS);

@@ -3,7 +3,7 @@ import { Acks, ledgerCheck, MoneyClient } from '../api.ts';
 import { runLoops, Tally } from '../load.ts';
 import { Receiver, type ReceiverMode } from '../receiver.ts';
 import type { Scope } from '../scope.ts';
-import { Fleet, prepareMerchants, scratchDatabase, type ScenarioContext } from '../setup.ts';
+import { prepareMerchants, scenarioRig, type ScenarioContext } from '../setup.ts';
 import { mib, RssSampler, summarize } from '../stats.ts';
 import { checkAcknowledged, checkEventsDelivered, checkMovementsAndEvents, ScratchDb, waitSettled } from '../verify.ts';
 
@@ -30,11 +30,8 @@ export const webhookReceiverScenario = {
   timeoutMs: () => 5 * 60_000,
   async run(ctx: ScenarioContext, scope: Scope): Promise<void> {
     const { report, name } = ctx;
-    const url = await scratchDatabase(ctx);
-    const receiver = await Receiver.start();
+    const { url, receiver, fleet } = await scenarioRig(ctx, scope);
     receiver.slowMs = SLOW_MS;
-    scope.defer('close receiver', () => receiver.close());
-    const fleet = new Fleet(ctx, scope, url);
     const service = await fleet.start('all', 'all', { WEBHOOK_TIMEOUT: '1s' });
     await service.waitStarted(60_000);
     const merchants = await prepareMerchants(service.baseUrl, ctx, receiver, 4);
