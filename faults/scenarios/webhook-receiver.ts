@@ -1,7 +1,7 @@
 // Scenario `webhook-receiver`: the receiver answers 500, then refuses connections, then is slower than WEBHOOK_TIMEOUT, then recovers; every event still arrives and memory stays bounded.
 import { Acks, ledgerCheck, MoneyClient } from '../api.ts';
 import { runLoops, Tally } from '../load.ts';
-import { Receiver, type ReceiverMode } from '../receiver.ts';
+import type { ReceiverMode } from '../receiver.ts';
 import type { Scope } from '../scope.ts';
 import { prepareMerchants, scenarioRig, type ScenarioContext } from '../setup.ts';
 import { mib, RssSampler, summarize } from '../stats.ts';
