@@ -1,8 +1,9 @@
-// Simple QR routes of the merchant API (docs/api-reference.md#qr-payments) and the sandbox payment endpoint (docs/api-reference.md#sandbox-qr-payments). HTTP only:
-// schema in, one service call, schema out.
+// Simple QR routes of the merchant API (docs/api-reference.md#qr-payments) and the sandbox payment endpoint
+// (docs/api-reference.md#sandbox-qr-payments). HTTP only: schema in, one service or read-model call,
+// schema out. The routes own the lifetimes of the render pool and the read model (started with the app,
+// stopped with it); the machinery lives in png.ts and read-model.ts.
 import { Type } from '@sinclair/typebox';
 import type { AppContext, CapabilityRoutes } from '../context.ts';
-import { notFound } from '../kernel/errors.ts';
 import { merchantOf } from '../kernel/principal.ts';
 import { idempotencyScopeOf, sendIdempotentResult } from '../idempotency/http.ts';
 import { pageBody, pageRequest } from '../kernel/pagination.ts';
@@ -15,10 +16,9 @@ import {
   QR_AMOUNT_BOUNDS, QrSchema, SandboxPaymentBody, type QrView,
 } from './schemas.ts';
 import * as qrs from './service.ts';
-import { etagOf, ifNoneMatchHits } from './state.ts';
 import { toPaymentView, toQrView } from './views.ts';
 import { payPages } from './pages/routes.ts';
-import { holdWhileUnchanged, QrWatcher } from './watch.ts';
+import { QrReadModel } from './read-model.ts';
 
 export const qrRoutes: CapabilityRoutes = async (app, context) => {
   const { config, db, clock } = context;
@@ -26,34 +26,11 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
   const pool = new RenderPool();
   const render = (payload: string) => pool.render(payload);
   app.addHook('onClose', async () => pool.close());
-  const watcher = new QrWatcher(db);
-  app.addHook('onReady', () => watcher.start());
-  app.addHook('preClose', () => watcher.stop());
+  const reads = new QrReadModel(context);
+  app.addHook('onReady', () => reads.start());
+  app.addHook('preClose', () => reads.stop());
   // The hosted pages live in their own scope: it alone accepts form posts.
-  await app.register(payPages, { ...context, watcher });
-
-  /** `found` if it is a QR of this merchant; another merchant's QR is not found (404). */
-  const ownQr = (businessCode: number, found: qrs.QrWithLastPayment | undefined) => {
-    if (!found || found.qr.business_code !== businessCode) throw notFound('QR');
-    return found;
-  };
-  /** A QR of this merchant, through the read cache. */
-  const readOwnQr = async (businessCode: number, qrId: string) => ownQr(businessCode, await watcher.readById(qrId));
-
-  // POS polling reads the same state again and again: the ETag and JSON of a cached read are built once
-  // and kept until its effective state can next change by itself (its expiry). The view is a pure function
-  // of the row and the effective state, and a new read is a new object, so a change is never missed.
-  const views = new WeakMap<qrs.QrWithLastPayment, { etag: string; json: string; validUntilMs: number }>();
-  const viewOf = (found: qrs.QrWithLastPayment, now: Date) => {
-    let view = views.get(found);
-    if (!view || now.getTime() >= view.validUntilMs) {
-      const { status, expires_at: expiresAt } = found.qr;
-      const validUntilMs = status === 'ACTIVE' && expiresAt !== null && expiresAt > now ? expiresAt.getTime() : Infinity;
-      view = { etag: etagOf(found.qr, now), json: JSON.stringify(toQrView(config, found, now)), validUntilMs };
-      views.set(found, view);
-    }
-    return view;
-  };
+  await app.register(payPages, { ...context, watcher: reads.watcher });
 
   const tags = ['simple-qrs'];
   const security = [{ apiKey: [] }];
@@ -85,22 +62,15 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
       response: { 200: QrSchema, 304: Type.Null({ description: 'Not modified: If-None-Match names the current ETag (no body)' }), ...errorResponses(...AUTHENTICATED_ERRORS, 404, 422) },
     },
   }, async (request, reply) => {
-    const businessCode = merchantOf(request.principal);
-    const ifNoneMatch = request.headers['if-none-match'];
-    const { id } = request.params;
-    // A poll answered from the cache does not wait on a promise.
-    const cached = watcher.cache.peek(id);
-    let found = cached ? ownQr(businessCode, cached) : await readOwnQr(businessCode, id);
-    let now = clock.now();
-    if (request.query.wait !== undefined) {
-      ({ found, now } = await holdWhileUnchanged(watcher, clock, found, ifNoneMatch ?? viewOf(found, now).etag, request.query.wait,
-        () => readOwnQr(businessCode, id)));
-    }
-    const view = viewOf(found, now);
-    reply.header('ETag', view.etag);
+    const pending = reads.read(merchantOf(request.principal), request.params.id, {
+      ifNoneMatch: request.headers['if-none-match'],
+      waitSeconds: request.query.wait,
+    });
+    const answer = pending instanceof Promise ? await pending : pending;
+    reply.header('ETag', answer.etag);
     reply.header('Cache-Control', 'no-cache');
-    if (ifNoneMatchHits(ifNoneMatch, view.etag)) return reply.code(304).send(undefined as unknown as null); // no body, no Content-Length: 4 for "null"
-    return reply.type('application/json; charset=utf-8').send(view.json as unknown as QrView);
+    if (answer.notModified) return reply.code(304).send(undefined as unknown as null); // no body, no Content-Length: 4 for "null"
+    return reply.type('application/json; charset=utf-8').send(answer.json as unknown as QrView);
   });
 
   app.get('/api/v2/simple-qrs', {
