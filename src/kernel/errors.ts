@@ -31,11 +31,13 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/** Field codes of a 422 (docs/api-reference.md#field-codes). */
-export type FieldErrorCode =
-  | 'required' | 'invalid_type' | 'invalid_format' | 'too_long' | 'too_small' | 'too_large'
-  | 'too_many_decimals' | 'invalid_value' | 'unknown_field' | 'unknown_bank' | 'unsupported_currency'
-  | 'expiration_in_past';
+/** Field codes of a 422 (docs/api-reference.md#field-codes): the type and the OpenAPI enum both come from this list. */
+export const FIELD_ERROR_CODES = [
+  'required', 'invalid_type', 'invalid_format', 'too_long', 'too_small', 'too_large',
+  'too_many_decimals', 'invalid_value', 'unknown_field', 'unknown_bank', 'unsupported_currency',
+  'expiration_in_past',
+] as const;
+export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
 
 export interface FieldError {
   /** Dotted path of the field (`destination.account_number`). */

@@ -1,6 +1,10 @@
 // Form posts of the hosted pages (sandbox pay form, onboarding flow): the one parser of
-// application/x-www-form-urlencoded bodies, and the message of the text rule every form field shares with the API.
+// application/x-www-form-urlencoded bodies, and how a form is checked. A form is checked by a TypeBox
+// schema compiled like the API's (validation.ts compileBodyCheck), built from the same field schemas as
+// the API where the API has the field; the form only chooses the words a person reads.
 import type { FastifyInstance } from 'fastify';
+import type { FieldError } from './errors.ts';
+import { isStorableText } from './validation.ts';
 
 /** Largest form body (a few short fields; far below the API's 64 KiB). */
 export const FORM_BODY_LIMIT_BYTES = 8 * 1024;
@@ -20,3 +24,23 @@ export function acceptFormPostsOnly(scope: FastifyInstance): void {
 
 /** The form's counterpart of the API's text rule (validation.ts, isStorableText): such a field is its own error. */
 export const UNSTORABLE_TEXT_MESSAGE = 'Remove the invisible control characters (such as U+0000) from this field.';
+
+/** A form's messages by field; `_form` is a message about the whole form. */
+export type FormErrors<Field extends string> = Partial<Record<Field | '_form', string>>;
+
+/**
+ * The form's message for each failing field of `errors` (the schema's verdict): a value that is not
+ * storable text gets the one message every form uses for it, any other failure the form's own words.
+ */
+export function formErrorsOf<Field extends string>(
+  errors: readonly FieldError[],
+  values: Readonly<Record<Field, string>>,
+  messageOf: (field: Field, error: FieldError) => string,
+): FormErrors<Field> {
+  const messages: FormErrors<Field> = {};
+  for (const error of errors) {
+    const field = error.field as Field;
+    messages[field] = isStorableText(values[field] ?? '') ? messageOf(field, error) : UNSTORABLE_TEXT_MESSAGE;
+  }
+  return messages;
+}

@@ -1,11 +1,11 @@
 // Schemas shared by every capability: the error body, pagination, and helpers that keep route
 // declarations short. TypeBox schemas are validation, OpenAPI and TypeScript types at once.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ERROR_CATALOGUE } from './errors.ts';
+import { ERROR_CATALOGUE, FIELD_ERROR_CODES, type FieldErrorCode } from './errors.ts';
 
 export const FieldErrorSchema = Type.Object({
   field: Type.String({ description: 'Dotted path of the failing field, e.g. destination.account_number' }),
-  code: Type.String({ description: 'required, invalid_type, invalid_format, too_long, too_small, too_large, too_many_decimals, invalid_value, unknown_field, unknown_bank, unsupported_currency, expiration_in_past' }),
+  code: Type.Unsafe<FieldErrorCode>({ type: 'string', enum: [...FIELD_ERROR_CODES], description: 'Why the field failed (docs/api-reference.md#field-codes)' }),
   message: Type.String(),
 });
 

@@ -250,6 +250,16 @@ export function unknownFieldErrors(fields: string[]): FieldError[] {
   return fields.map((field) => ({ field, code: 'unknown_field', message: 'is not a field of this request' }));
 }
 
+/**
+ * A body schema compiled exactly as the routes' are (hardened, same Ajv, same keywords), for input that
+ * does not arrive as a JSON body — the hosted pages' form posts: the field errors of `data`, none when it
+ * is valid.
+ */
+export function compileBodyCheck(schema: object): (data: unknown) => FieldError[] {
+  const validate = ajv.compile(hardenSchema(schema) as object) as ValidateFunction;
+  return (data) => (validate(data) ? [] : fieldErrorsFromAjv(validate.errors ?? []));
+}
+
 /** Ajv's errors as the contract's field errors, one per failing field (the first problem of each field wins). */
 export function fieldErrorsFromAjv(errors: ErrorObject[]): FieldError[] {
   const byField = new Map<string, FieldError>();

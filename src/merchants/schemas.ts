@@ -23,10 +23,15 @@ export const CreatedPartnerSchema = Type.Object({
 
 export const PartnerSchema = Type.Object({ id: Type.Integer(), name: Type.String(), created_at: Timestamp() });
 
+/** A merchant's (or partner's) name. */
+export const MerchantName = Type.String({ minLength: 1, maxLength: 200, ...notBlank });
+export const MerchantCity = Type.String({ minLength: 1, maxLength: 100, ...notBlank, description: 'Default La Paz' });
+export const MerchantCategoryCode = Type.String({ pattern: '^[0-9]{4}$', 'x-format-hint': 'must be 4 digits', description: 'Merchant category code, 4 digits; default 5999' });
+
 export const CreateMerchantBody = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 200, ...notBlank }),
-  city: Type.Optional(Type.String({ minLength: 1, maxLength: 100, ...notBlank, description: 'Default La Paz' })),
-  mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', 'x-format-hint': 'must be 4 digits', description: 'Merchant category code, 4 digits; default 5999' })),
+  name: MerchantName,
+  city: Type.Optional(MerchantCity),
+  mcc: Type.Optional(MerchantCategoryCode),
   ach_enabled: Type.Optional(Type.Boolean({ description: 'ACH transfer module; default false' })),
   partner_id: Type.Optional(PositiveId()),
 });

@@ -1,6 +1,9 @@
 // Schemas of the onboarding intent routes (docs/api-reference.md#create-an-intent, docs/api-reference.md#read-an-intent): validation, OpenAPI and types from one definition.
 import { Type, type Static } from '@sinclair/typebox';
+import type { BankConfig } from '../config.ts';
 import { StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
+import { MerchantCategoryCode, MerchantCity, MerchantName } from '../merchants/schemas.ts';
+import { AccountTitular, BankAccountNumber, bankCodeSchema } from '../transfers/schemas.ts';
 
 export const INTENT_STATUSES = ['open', 'completed', 'cancelled', 'expired'] as const;
 
@@ -65,3 +68,28 @@ export const IntentSchema = Type.Object({
 export type IntentView = Static<typeof IntentSchema>;
 
 export const IntentCodeParams = Type.Object({ code: Type.String({ maxLength: 64 }) });
+
+/**
+ * The hosted registration form (docs/api-reference.md#hosted-onboarding-flow), checked like an API body:
+ * the merchant's fields are the operator API's, the payout account's are the transfers API's, so a
+ * registered merchant can always be paid out to. `mcc` is left out when empty.
+ */
+export function registrationFormSchema(banks: readonly BankConfig[]) {
+  return StrictObject({
+    legal_name: MerchantName,
+    trade_name: MerchantName,
+    tax_id: Type.String({ pattern: '^[0-9]{5,15}$', 'x-format-hint': 'must be 5 to 15 digits', description: 'NIT, the tax id' }),
+    email: Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', 'x-format-hint': 'must be an email address' }),
+    // 7 to 15 digits, written with an optional +, spaces, hyphens and parentheses, at most 20 characters.
+    phone: Type.String({
+      maxLength: 20,
+      pattern: '^(?=(?:[^0-9]*[0-9]){7,15}[^0-9]*$)\\+?[0-9 ()-]+$',
+      'x-format-hint': 'must have 7 to 15 digits',
+    }),
+    city: MerchantCity,
+    mcc: Type.Optional(MerchantCategoryCode),
+    bank_code: bankCodeSchema(banks),
+    account_number: BankAccountNumber,
+    account_holder: AccountTitular,
+  });
+}

@@ -96,14 +96,30 @@ export const ListPaymentsQuery = StrictObject({ ...PaginationQueryProperties });
 export const QrPageSchema = PageSchema(QrSchema);
 export const PaymentPageSchema = PageSchema(PaymentSchema);
 
+const PaymentAmount = MoneyAmount(QR_AMOUNT_MIN_CENTAVOS, QR_AMOUNT_MAX_CENTAVOS, {
+  description: 'Must equal the QR amount when fixed; the payer\'s choice when editable (defaults to the suggested amount)',
+});
+const PayerBank = Type.String({ minLength: 1, maxLength: 100, description: 'Payer\'s bank (default "Banco Sandbox")' });
+const PayerAccountNumber = Type.String({
+  pattern: '^[0-9]{4,30}$', 'x-format-hint': 'must be 4 to 30 digits', description: 'Payer\'s account; stored, never shown unmasked',
+});
+const PayerTitular = Type.String({ minLength: 1, maxLength: 140, description: 'Payer\'s name' });
+
 export const SandboxPaymentBody = StrictObject({
-  amount: Type.Optional(MoneyAmount(QR_AMOUNT_MIN_CENTAVOS, QR_AMOUNT_MAX_CENTAVOS, {
-    description: 'Must equal the QR amount when fixed; the payer\'s choice when editable (defaults to the suggested amount)',
-  })),
-  source_bank: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Payer\'s bank (default "Banco Sandbox")' })),
-  account_number: Type.Optional(Type.String({
-    pattern: '^[0-9]{4,30}$', 'x-format-hint': 'must be 4 to 30 digits', description: 'Payer\'s account; stored, never shown unmasked',
-  })),
-  account_titular: Type.Optional(Type.String({ minLength: 1, maxLength: 140, description: 'Payer\'s name' })),
+  amount: Type.Optional(PaymentAmount),
+  source_bank: Type.Optional(PayerBank),
+  account_number: Type.Optional(PayerAccountNumber),
+  account_titular: Type.Optional(PayerTitular),
 });
 export type SandboxPaymentBody = Static<typeof SandboxPaymentBody>;
+
+/**
+ * The hosted pay page's sandbox form: the sandbox payment's own fields, the payer's all required (a person
+ * types them; the API's defaults are for scripts). `amount` is sent only for an editable amount.
+ */
+export const SandboxPaymentForm = StrictObject({
+  amount: Type.Optional(PaymentAmount),
+  source_bank: PayerBank,
+  account_number: PayerAccountNumber,
+  account_titular: PayerTitular,
+});

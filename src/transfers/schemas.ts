@@ -15,6 +15,35 @@ export type FailureCode = (typeof FAILURE_CODES)[number];
 export const MIN_TRANSFER_CENTAVOS = 10;
 export const MAX_TRANSFER_CENTAVOS = 2_000_000;
 
+/** A bank of the configured list, by its code; another code is the field code `unknown_bank`. */
+export function bankCodeSchema(banks: readonly BankConfig[]) {
+  return Type.Unsafe<number>({
+    type: 'integer',
+    enum: banks.map((bank) => bank.bankCode),
+    'x-error-code': 'unknown_bank',
+    description: 'A bank_code of GET /api/v2/banks',
+  });
+}
+
+/** A Bolivian bank account number as transfers and payout accounts take it. */
+export const BankAccountNumber = Type.String({
+  minLength: 1,
+  maxLength: 34,
+  pattern: '^[0-9-]*[0-9][0-9-]*$',
+  'x-format-hint': 'must hold only digits and hyphens, with at least one digit',
+  description: 'Digits and hyphens, 1–34 characters; shown masked in every response',
+  example: '20150123455678',
+});
+
+/** The account holder's name. */
+export const AccountTitular = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+  'x-format-hint': 'must not be blank',
+  description: 'Full name of the account holder, 1–100 characters',
+});
+
 /**
  * The body of POST /api/v2/transfers. `bank_code` is an enum of the configured banks, with the field code
  * `unknown_bank`, so an unknown bank is reported in the same 422 as every other failing field.
@@ -27,27 +56,9 @@ export function createTransferBodySchema(banks: readonly BankConfig[]) {
     reference: Type.Optional(Type.String({ maxLength: 50, description: 'Statement text, at most 50 characters' })),
     destination: StrictObject({
       type: Type.Unsafe<'bank_account'>({ type: 'string', const: 'bank_account', description: 'Always bank_account' }),
-      bank_code: Type.Unsafe<number>({
-        type: 'integer',
-        enum: banks.map((bank) => bank.bankCode),
-        'x-error-code': 'unknown_bank',
-        description: 'A bank_code of GET /api/v2/banks',
-      }),
-      account_number: Type.String({
-        minLength: 1,
-        maxLength: 34,
-        pattern: '^[0-9-]*[0-9][0-9-]*$',
-        'x-format-hint': 'must hold only digits and hyphens, with at least one digit',
-        description: 'Digits and hyphens, 1–34 characters; shown masked in every response',
-        example: '20150123455678',
-      }),
-      account_titular: Type.String({
-        minLength: 1,
-        maxLength: 100,
-        pattern: '\\S',
-        'x-format-hint': 'must not be blank',
-        description: 'Full name of the account holder, 1–100 characters',
-      }),
+      bank_code: bankCodeSchema(banks),
+      account_number: BankAccountNumber,
+      account_titular: AccountTitular,
     }),
   });
 }

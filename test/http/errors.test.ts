@@ -11,9 +11,9 @@ import type { AppContext } from '../../src/context.ts';
 import type { Database } from '../../src/db/database.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
-import { ERROR_CATALOGUE } from '../../src/kernel/errors.ts';
+import { ERROR_CATALOGUE, FIELD_ERROR_CODES } from '../../src/kernel/errors.ts';
 import { createLogger } from '../../src/kernel/logging.ts';
-import { StrictObject } from '../../src/kernel/schemas.ts';
+import { FieldErrorSchema, StrictObject } from '../../src/kernel/schemas.ts';
 import { startTestApp, TestClock, type TestApp, type TestResponse } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
@@ -176,6 +176,21 @@ describe('the error catalogue (src/kernel/errors.ts) matches docs/api-reference.
   it('has no code that docs/api-reference.md does not document', () => {
     const undocumented = Object.keys(ERROR_CATALOGUE).filter((code) => !CONTRACT_ERRORS.has(code));
     expect(undocumented, 'catalogue codes absent from the error codes table of docs/api-reference.md').toEqual([]);
+  });
+});
+
+describe('the field codes (FIELD_ERROR_CODES) match docs/api-reference.md "Field codes" and the OpenAPI schema', () => {
+  const reference = fs.readFileSync(fileURLToPath(REFERENCE_URL), 'utf8');
+  const section = reference.slice(reference.indexOf('### Field codes'), reference.indexOf('\n---', reference.indexOf('### Field codes')));
+  const documented = [...section.matchAll(/^\| `([a-z_]+)` \|/gm)].map((match) => match[1]!);
+
+  it('documents every code of the list, once, and no other', () => {
+    expect(documented.length).toBeGreaterThanOrEqual(10);
+    expect(documented).toEqual([...FIELD_ERROR_CODES]);
+  });
+
+  it('publishes the same list as the enum of an error entry\'s code', () => {
+    expect((FieldErrorSchema.properties.code as { enum?: string[] }).enum).toEqual([...FIELD_ERROR_CODES]);
   });
 });
 

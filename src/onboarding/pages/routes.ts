@@ -11,7 +11,7 @@ import { configuredBanks } from '../../transfers/banks.ts';
 import * as onboarding from '../service.ts';
 import type { IntentRow } from '../store.ts';
 import { csrfTokenOf, flowCookieHeader, flowSecretOf, isValidCsrfToken, newFlowSecret } from './flow-cookie.ts';
-import { checkRegistration, emptyForm, readForm, type FormErrors, type FormValues } from './registration-form.ts';
+import { emptyForm, readForm, registrationCheck, type FormErrors, type FormValues } from './registration-form.ts';
 import {
   renderCancelledPage, renderCookieProblemPage, renderDonePage, renderFormPage, renderGonePage, renderNotFoundPage,
   renderPaymentPage, type GoneReason,
@@ -25,6 +25,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
   const { config, db, clock } = context;
   const sandbox = config.mode === 'sandbox';
   const banks = configuredBanks(config);
+  const checkRegistration = registrationCheck(banks);
   const secureCookie = config.publicBaseUrl.startsWith('https:');
 
   acceptFormPostsOnly(app);
@@ -113,7 +114,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     if (!secret) return reply;
     if (intent.submitted_at !== null) return reply.code(303).header('location', `/onboarding/${intent.token}`).send();
     const values = readForm((request.body ?? {}) as Record<string, unknown>);
-    const checked = checkRegistration(values, banks);
+    const checked = checkRegistration(values);
     if ('errors' in checked) return showForm(reply, 422, intent, secret, values, checked.errors);
     const outcome = await onboarding.submitRegistration(context, intent.token, checked.registration, secret, now);
     // A double submit lands here too: the loser follows the winner to the next step.

@@ -3,14 +3,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext, CapabilityRoutes } from '../../context.ts';
-import { acceptFormPostsOnly, UNSTORABLE_TEXT_MESSAGE } from '../../kernel/forms.ts';
-import { isStorableText } from '../../kernel/validation.ts';
+import { acceptFormPostsOnly, formErrorsOf } from '../../kernel/forms.ts';
+import { compileBodyCheck } from '../../kernel/validation.ts';
 import { ApiError, notFound } from '../../kernel/errors.ts';
 import { errorResponses, StrictObject } from '../../kernel/schemas.ts';
 import * as merchants from '../../merchants/service.ts';
-import { parseAmount } from '../../money.ts';
+import { validatedCentavos } from '../../money.ts';
 import { sandboxRail } from '../rail.ts';
-import { QR_AMOUNT_MAX_CENTAVOS, QR_AMOUNT_MIN_CENTAVOS } from '../schemas.ts';
+import { QR_AMOUNT_BOUNDS, SandboxPaymentForm } from '../schemas.ts';
 import * as qrs from '../service.ts';
 import { ifNoneMatchHits } from '../state.ts';
 import type { QrWithLastPayment } from '../service.ts';
@@ -19,6 +19,16 @@ import { newNonce, pageHeaders } from './html.ts';
 import { publicStatusTag, renderNotFoundPage, renderPayPage, toPublicStatus, type SimulateFormState } from './pay-page.ts';
 
 const TokenParams = Type.Object({ token: Type.String() });
+
+const PAY_FORM_FIELDS = ['source_bank', 'account_number', 'account_titular', 'amount'] as const;
+type PayFormValues = Record<(typeof PAY_FORM_FIELDS)[number], string>;
+const checkPayForm = compileBodyCheck(SandboxPaymentForm);
+const PAY_FORM_MESSAGES: Record<(typeof PAY_FORM_FIELDS)[number], string> = {
+  source_bank: 'Enter the payer\'s bank (up to 100 characters).',
+  account_number: 'Enter 4 to 30 digits.',
+  account_titular: 'Enter the account holder\'s name (up to 140 characters).',
+  amount: 'Enter an amount from 0.10 to 100000.00 with at most two decimals.',
+};
 const StatusQuery = StrictObject({ wait: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })) });
 
 /** The pay pages share the QR routes' watcher: one LISTEN and one read cache per process. */
@@ -89,22 +99,13 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
     const found = await qrs.findQrByPayToken(db, token);
     if (!found) return sendPage(reply, 404, renderNotFoundPage);
     const raw = (request.body ?? {}) as Record<string, unknown>;
-    const values: Record<string, string> = {};
-    for (const name of ['source_bank', 'account_number', 'account_titular', 'amount']) {
-      values[name] = typeof raw[name] === 'string' ? (raw[name] as string).trim() : '';
-    }
-    const errors: Record<string, string> = {};
-    if (values.source_bank === '' || values.source_bank!.length > 100) errors.source_bank = 'Enter the payer\'s bank (up to 100 characters).';
-    if (!/^[0-9]{4,30}$/.test(values.account_number!)) errors.account_number = 'Enter 4 to 30 digits.';
-    if (values.account_titular === '' || values.account_titular!.length > 140) errors.account_titular = 'Enter the account holder\'s name (up to 140 characters).';
-    let amountCentavos: number | null = null;
-    if (found.qr.modify_amount && values.amount !== '') {
-      const parsed = parseAmount(values.amount, { min: QR_AMOUNT_MIN_CENTAVOS, max: QR_AMOUNT_MAX_CENTAVOS });
-      if (parsed.ok) amountCentavos = parsed.centavos;
-      else errors.amount = 'Enter an amount from 0.10 to 100000.00 with at most two decimals.';
-    }
-    for (const [name, value] of Object.entries(values)) if (!isStorableText(value)) errors[name] = UNSTORABLE_TEXT_MESSAGE;
+    const values = Object.fromEntries(PAY_FORM_FIELDS.map((name) => [name, typeof raw[name] === 'string' ? raw[name].trim() : ''])) as PayFormValues;
+    // The payer's fields always; the amount only where the payer chooses it (an editable QR), and typed.
+    const { amount, ...payer } = values;
+    const submitted = found.qr.modify_amount && amount !== '' ? { ...payer, amount } : payer;
+    const errors = formErrorsOf(checkPayForm(submitted), values, (field) => PAY_FORM_MESSAGES[field]);
     if (Object.keys(errors).length > 0) return showPage(reply, token, 422, { values, errors });
+    const amountCentavos = 'amount' in submitted ? validatedCentavos(submitted.amount, QR_AMOUNT_BOUNDS) : null;
     try {
       await qrs.receivePayment(context, sandboxRail.toNotice({
         qrId: found.qr.id, businessCode: null, amountCentavos,
