@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, CapabilityRoutes } from '../../context.ts';
 import { acceptFormPostsOnly } from '../../kernel/forms.ts';
 import { ApiError } from '../../kernel/errors.ts';
-import { newNonce, pageHeaders } from '../../qr/pages/html.ts';
+import { sendPage } from '../../kernel/page-kit.ts';
 import { configuredBanks } from '../../transfers/banks.ts';
 import * as onboarding from '../service.ts';
 import type { IntentRow } from '../store.ts';
@@ -30,22 +30,14 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
 
   acceptFormPostsOnly(app);
 
-  /** The pay page's security headers; form-action also allows the cancel_url's origin (the cancel POST redirects there). */
-  const headersFor = (nonce: string, intent: IntentRow | null) => {
-    const headers = pageHeaders(nonce);
+  /** A flow page; its forms may also post to the cancel_url's origin (the cancel POST redirects there). */
+  const sendFlowPage = (reply: FastifyReply, status: number, intent: IntentRow | null, render: (nonce: string) => string) => {
     const cancelOrigin = intent?.cancel_url ? onboarding.redirectOriginOf(intent.cancel_url) : null;
-    if (cancelOrigin) {
-      headers['content-security-policy'] = headers['content-security-policy']!.replace("form-action 'self'", `form-action 'self' ${cancelOrigin}`);
-    }
-    return headers;
+    return sendPage(reply, status, render, { formActionOrigins: cancelOrigin ? [cancelOrigin] : [] });
   };
-  const sendPage = (reply: FastifyReply, status: number, intent: IntentRow | null, render: (nonce: string) => string) => {
-    const nonce = newNonce();
-    return reply.code(status).headers(headersFor(nonce, intent)).send(render(nonce));
-  };
-  const notFoundPage = (reply: FastifyReply) => sendPage(reply, 404, null, renderNotFoundPage);
+  const notFoundPage = (reply: FastifyReply) => sendFlowPage(reply, 404, null, renderNotFoundPage);
   const gonePage = (reply: FastifyReply, intent: IntentRow, status: 'expired' | 'cancelled' | 'completed') =>
-    sendPage(reply, 410, null, (nonce) => renderGonePage(nonce, GONE_REASON[status]));
+    sendFlowPage(reply, 410, null, (nonce) => renderGonePage(nonce, GONE_REASON[status]));
 
   /** The intent of the URL while it is open; otherwise the 404 / 410 page has been sent and null comes back. */
   const openIntent = async (reply: FastifyReply, token: string, now: Date): Promise<IntentRow | null> => {
@@ -76,12 +68,12 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     const secret = flowSecretOf(request.headers.cookie);
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (isValidCsrfToken(secret, intent.token, body.csrf_token)) return secret;
-    await sendPage(reply, 403, intent, (nonce) => renderCookieProblemPage(nonce, intent.token));
+    await sendFlowPage(reply, 403, intent, (nonce) => renderCookieProblemPage(nonce, intent.token));
     return null;
   };
 
   const showForm = (reply: FastifyReply, status: number, intent: IntentRow, secret: string, values: FormValues, errors: FormErrors) =>
-    sendPage(reply, status, intent, (nonce) => renderFormPage({
+    sendFlowPage(reply, status, intent, (nonce) => renderFormPage({
       nonce, intent, token: intent.token, csrf: csrfTokenOf(secret, intent.token), values, errors, banks,
       feeCentavos: config.onboardingActivationFeeCentavos, zone: config.serviceTimeZone,
     }));
@@ -89,7 +81,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
   const showPayment = async (reply: FastifyReply, status: number, intent: IntentRow, secret: string, error?: string) => {
     const qr = await onboarding.findActivationQr(db, intent);
     const bankName = banks.find((bank) => bank.bankCode === intent.payout_bank_code)?.name ?? String(intent.payout_bank_code);
-    return sendPage(reply, status, intent, (nonce) => renderPaymentPage({
+    return sendFlowPage(reply, status, intent, (nonce) => renderPaymentPage({
       nonce, intent, token: intent.token, csrf: csrfTokenOf(secret, intent.token), qrImage: qr?.qr.qr_image ?? null,
       feeCentavos: qr?.qr.amount_centavos ?? config.onboardingActivationFeeCentavos, bankName, sandbox, zone: config.serviceTimeZone, error,
     }));
@@ -134,7 +126,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     }
     // The parsed form: percent-encoded ASCII, whatever the partner typed (a header cannot carry raw Unicode).
     if (cancelled.cancel_url) return reply.code(303).header('location', new URL(cancelled.cancel_url).href).send();
-    return sendPage(reply, 200, null, renderCancelledPage);
+    return sendFlowPage(reply, 200, null, renderCancelledPage);
   });
 
   app.get('/onboarding/:token/done', { schema: { ...hidden, summary: 'Hosted onboarding: the first API key, once' } }, async (request, reply) => {
@@ -152,7 +144,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
       url.searchParams.set('code', issued.intent.code);
       successLink = url.toString();
     }
-    return sendPage(reply, 200, null, (nonce) => renderDonePage({
+    return sendFlowPage(reply, 200, null, (nonce) => renderDonePage({
       nonce, merchantName: issued.intent.trade_name!, businessCode: issued.intent.business_code!, apiKey: issued.apiKey,
       successLink, withPayment: issued.intent.activation_qr_id !== null,
     }));

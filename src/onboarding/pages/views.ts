@@ -1,10 +1,10 @@
 // Templates of the hosted onboarding flow (docs/api-reference.md#hosted-onboarding-flow): registration form, activation payment, done page
 // with the first API key, and the 404 / 410 pages. Mobile-first, a label on every input, every piece of
-// data through escapeHtml; the shell, styles and CSP nonce are the hosted pay page's (qr/pages/html.ts).
+// data through escapeHtml; the shell, styles and CSP nonce are the hosted pages' kit (kernel/page-kit.ts).
 import type { BankConfig } from '../../config.ts';
 import { maskAccountNumber } from '../../masking.ts';
 import { formatCentavos } from '../../money.ts';
-import { escapeHtml, jsonForScript, pageShell } from '../../qr/pages/html.ts';
+import { escapeHtml, jsonForScript, pageShell } from '../../kernel/page-kit.ts';
 import { formatWallClock } from '../../time.ts';
 import type { IntentRow } from '../store.ts';
 import type { FormErrors, FormField, FormValues } from './registration-form.ts';

@@ -6,7 +6,7 @@ import { formatCentavos } from '../../money.ts';
 import { formatWallClock } from '../../time.ts';
 import { effectiveState } from '../state.ts';
 import type { QrWithLastPayment } from '../store.ts';
-import { escapeHtml, jsonForScript, pageShell } from './html.ts';
+import { escapeHtml, jsonForScript, pageShell } from '../../kernel/page-kit.ts';
 
 /**
  * What anyone holding the pay link may read (docs/api-reference.md#public-payment-status): the state of the

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext, CapabilityRoutes } from '../../context.ts';
 import { acceptFormPostsOnly, formErrorsOf } from '../../kernel/forms.ts';
+import { sendPage } from '../../kernel/page-kit.ts';
 import { compileBodyCheck } from '../../kernel/validation.ts';
 import { ApiError, notFound } from '../../kernel/errors.ts';
 import { errorResponses, StrictObject } from '../../kernel/schemas.ts';
@@ -15,7 +16,6 @@ import * as qrs from '../service.ts';
 import { ifNoneMatchHits } from '../state.ts';
 import type { QrWithLastPayment } from '../service.ts';
 import { holdWhileUnchanged, type QrWatcher } from '../watch.ts';
-import { newNonce, pageHeaders } from './html.ts';
 import { publicStatusTag, renderNotFoundPage, renderPayPage, toPublicStatus, type SimulateFormState } from './pay-page.ts';
 
 const TokenParams = Type.Object({ token: Type.String() });
@@ -42,10 +42,6 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
 
   acceptFormPostsOnly(app);
 
-  const sendPage = (reply: FastifyReply, status: number, render: (nonce: string) => string) => {
-    const nonce = newNonce();
-    return reply.code(status).headers(pageHeaders(nonce)).send(render(nonce));
-  };
 
   const showPage = async (reply: FastifyReply, token: string, status = 200, form?: SimulateFormState) => {
     const found = await watcher.readByPayToken(token);

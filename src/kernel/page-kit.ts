@@ -1,6 +1,8 @@
-// Small HTML helpers of the hosted pages: every piece of data goes through escapeHtml, and the page
-// shell carries the styles and script under a per-response CSP nonce.
+// The kit every hosted page is made with (the pay page, the onboarding flow): every piece of data goes
+// through escapeHtml, the page shell carries the one stylesheet and script under a per-response CSP
+// nonce, and sendPage answers with the security headers.
 import { randomBytes } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
 
 export function escapeHtml(value: unknown): string {
   return String(value)
@@ -21,13 +23,22 @@ export function newNonce(): string {
   return randomBytes(16).toString('base64');
 }
 
-/** Security headers of every hosted page: nothing loads from elsewhere, no framing, no referrer (the URL holds the pay token). */
-export function pageHeaders(nonce: string): Record<string, string> {
+export interface PageOptions {
+  /**
+   * Origins a form of the page may post to besides this service (a cancel that redirects to a partner).
+   * Each must be a checked origin: it goes into the Content-Security-Policy as is.
+   */
+  formActionOrigins?: readonly string[];
+}
+
+/** Security headers of every hosted page: nothing loads from elsewhere, no framing, no referrer (the URL holds a bearer token). */
+export function pageHeaders(nonce: string, options: PageOptions = {}): Record<string, string> {
+  const formAction = ["form-action 'self'", ...(options.formActionOrigins ?? [])].join(' ');
   return {
     'content-type': 'text/html; charset=utf-8',
     'content-security-policy': [
       "default-src 'none'", 'img-src data:', `style-src 'nonce-${nonce}'`, `script-src 'nonce-${nonce}'`,
-      "connect-src 'self'", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'",
+      "connect-src 'self'", formAction, "base-uri 'none'", "frame-ancestors 'none'",
     ].join('; '),
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
@@ -78,4 +89,10 @@ ${options.body}
 ${options.script ? `<script nonce="${options.nonce}">${options.script}</script>` : ''}
 </body>
 </html>`;
+}
+
+/** Answers `status` with the page `render` makes for a fresh nonce, under the hosted pages' headers. */
+export function sendPage(reply: FastifyReply, status: number, render: (nonce: string) => string, options: PageOptions = {}): FastifyReply {
+  const nonce = newNonce();
+  return reply.code(status).headers(pageHeaders(nonce, options)).send(render(nonce));
 }
