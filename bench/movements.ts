@@ -16,7 +16,8 @@ import { once } from 'node:events';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import * as merchants from '../src/merchants/service.ts';
-import { adminQuery, withDatabase } from './scratch-database.ts';
+import { databaseUrlWithName } from '../src/db/url.ts';
+import { adminQuery } from './scratch-database.ts';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const databaseName = 'mps_bench_movements';
@@ -107,7 +108,7 @@ async function measure(paths: string[], apiKey: string | null, samples: number):
 async function main(): Promise<void> {
   await admin(`drop database if exists ${databaseName} with (force)`);
   await admin(`create database ${databaseName}`);
-  const url = withDatabase(serverUrl, databaseName);
+  const url = databaseUrlWithName(serverUrl, databaseName);
   const { hot, spread } = await seed(url);
   const service = await startService(url);
   const rows: string[] = [];

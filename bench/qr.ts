@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { availableParallelism, loadavg } from 'node:os';
-import { adminQuery, withDatabase } from './scratch-database.ts';
+import { databaseUrlWithName } from '../src/db/url.ts';
+import { adminQuery } from './scratch-database.ts';
 import QRCode from 'qrcode';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     const service = await start(['src/main.ts'], {
-      DATABASE_URL: withDatabase(serverUrl, database), PORT: String(SERVICE_PORT), RATE_LIMIT: 'off', LOG_LEVEL: 'info',
+      DATABASE_URL: databaseUrlWithName(serverUrl, database), PORT: String(SERVICE_PORT), RATE_LIMIT: 'off', LOG_LEVEL: 'info',
       ADMIN_TOKEN, PUBLIC_BASE_URL: 'https://pay.example.com', MODE: 'sandbox',
     }, /listening on/);
     children.push(service);

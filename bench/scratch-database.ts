@@ -1,10 +1,7 @@
 // What every benchmark needs of its PostgreSQL server: a scratch database's URL, and one-off admin SQL
 // (create / drop the scratch database) on a connection of its own.
 import pg from 'pg';
-import { databaseUrlWithName } from '../test/helpers/postgres-url.ts';
 
-/** `serverUrl` pointing at the database `name`. */
-export const withDatabase = databaseUrlWithName;
 
 /** Runs `sql` on its own short-lived connection to `serverUrl`. */
 export async function adminQuery(serverUrl: string, sql: string): Promise<void> {

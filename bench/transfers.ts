@@ -18,7 +18,7 @@ import pg from 'pg';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import * as ledger from '../src/ledger/service.ts';
-import { withDatabase } from './scratch-database.ts';
+import { databaseUrlWithName } from '../src/db/url.ts';
 
 const run = promisify(execFile);
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -157,7 +157,7 @@ async function loadTransfers(merchants: Merchant[]): Promise<{ created: number; 
 async function main(): Promise<void> {
   const name = `mps_bench_${randomBytes(4).toString('hex')}`;
   await admin((client) => client.query(`create database ${name}`));
-  const databaseUrl = withDatabase(serverUrl, name);
+  const databaseUrl = databaseUrlWithName(serverUrl, name);
   let service: ChildProcess | null = null;
   try {
     const db = await openPostgres({ url: databaseUrl });

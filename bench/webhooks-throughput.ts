@@ -30,6 +30,7 @@ import { destinationPolicyOf } from '../src/webhooks/ssrf.ts';
 import { backgroundJobs } from '../src/workers/jobs.ts';
 import { WorkerRunner } from '../src/workers/runner.ts';
 import { createAppContext } from '../src/composition.ts';
+import { databaseUrlWithName } from '../src/db/url.ts';
 
 const EVENTS = Number(process.argv[2] ?? 5000);
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -96,13 +97,12 @@ async function main(): Promise<void> {
   const admin = new pg.Client({ connectionString: SERVER_URL });
   await admin.connect();
   await admin.query(`create database ${name}`);
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  const db = await openPostgres({ url: url.toString(), maxConnections: 10 });
+  const url = databaseUrlWithName(SERVER_URL, name);
+  const db = await openPostgres({ url, maxConnections: 10 });
   const receiver = await startReceiver();
   try {
     await migrate(db);
-    const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'silent', RATE_LIMIT: 'off' });
+    const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT: 'off' });
     const context = createAppContext({ config, db, clock: systemClock });
     const created = await db.transaction((tx) => merchants.createMerchant(tx, { name: 'Bench' }, 'sandbox', new Date()));
     const owner: events.EventOwner = { kind: 'merchant', businessCode: created.merchant.business_code };

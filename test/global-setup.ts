@@ -12,7 +12,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { openPglite } from '../src/db/pglite.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { hasChromium } from './helpers/chromium.ts';
-import { databaseUrlWithName } from './helpers/postgres-url.ts';
+import { databaseUrlWithName } from '../src/db/url.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

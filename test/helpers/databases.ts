@@ -9,7 +9,7 @@ import type { Database } from '../../src/db/database.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { trackOpen } from './open-resources.ts';
-import { databaseUrlWithName } from './postgres-url.ts';
+import { databaseUrlWithName } from '../../src/db/url.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
