@@ -119,14 +119,17 @@ export async function insertQr(tx: Queryable, qr: NewQr, now: Date): Promise<QrR
     updated_at: now,
   };
   try {
+    // What a new QR starts with (ACTIVE, BOB, no payments) is written as constants; only what the caller
+    // chose is a parameter. The columns left out (last payment, paid, canceled) start null.
     await tx.query(
-      `insert into simple_qrs (${QR_COLUMNS})
-       values ($1::uuid, $2::bigint, $3::text, $4::text, $5::bigint, $6::text, $7::boolean, $8::boolean,
-         $9::text, $10::text, $11::timestamptz, $12::text, $13::text, $14::text, $15::integer, $16::bigint,
-         $17::bigint, $18::timestamptz, $19::timestamptz, $20::text, $21::timestamptz, $22::timestamptz)`,
-      [row.id, row.business_code, row.pay_token, row.status, row.amount_centavos, row.currency, row.modify_amount, row.is_multi_use,
-        row.description, row.qr_expiration, row.expires_at, row.purpose, row.qr_payload, row.qr_image, row.payments_count, row.amount_collected_centavos,
-        row.last_payment_id, row.paid_at, row.canceled_at, row.cancel_reason, row.created_at, row.updated_at],
+      `insert into simple_qrs (id, business_code, pay_token, amount_centavos, modify_amount, is_multi_use, description,
+         qr_expiration, expires_at, purpose, qr_payload, qr_image, created_at, updated_at,
+         status, currency, payments_count, amount_collected_centavos)
+       values ($1::uuid, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::boolean, $7::text,
+         $8::text, $9::timestamptz, $10::text, $11::text, $12::text, $13::timestamptz, $13::timestamptz,
+         'ACTIVE', 'BOB', 0, 0)`,
+      [row.id, row.business_code, row.pay_token, row.amount_centavos, row.modify_amount, row.is_multi_use, row.description,
+        row.qr_expiration, row.expires_at, row.purpose, row.qr_payload, row.qr_image, now],
     );
     return row;
   } catch (error) {
