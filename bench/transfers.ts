@@ -19,6 +19,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import * as ledger from '../src/ledger/service.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
+import { centavos } from '../src/money.ts';
 
 const run = promisify(execFile);
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -167,7 +168,7 @@ async function main(): Promise<void> {
     service = await startService(databaseUrl);
     const merchants = await createMerchants(merchantCount);
     for (const merchant of merchants) {
-      await db.transaction((tx) => ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: 100_000_000, reference: 'bench funding', snapshot: {}, now: new Date() }));
+      await db.transaction((tx) => ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(100_000_000), reference: 'bench funding', snapshot: {}, now: new Date() }));
     }
 
     await db.query('create table bench_baseline_balances (like balances including all)');
@@ -178,7 +179,7 @@ async function main(): Promise<void> {
     // The replay runs on merchants the HTTP phases never use (created and funded like the others).
     const replayMerchants = await createMerchants(merchantCount);
     for (const merchant of replayMerchants) {
-      await db.transaction((tx) => ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: 100_000_000, reference: 'bench funding', snapshot: {}, now: new Date() }));
+      await db.transaction((tx) => ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(100_000_000), reference: 'bench funding', snapshot: {}, now: new Date() }));
     }
     const replay = await pgbench(databaseUrl, serviceTransactionScript(replayMerchants[0]!.businessCode, replayMerchants.at(-1)!.businessCode, replayBatch));
     const many = await loadTransfers(merchants);

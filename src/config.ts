@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { parseAmount } from './money.ts';
+import { parseAmount, type Centavos } from './money.ts';
 import { isKnownTimeZone, parseDuration } from './time.ts';
 
 export type Mode = 'sandbox' | 'live';
@@ -38,7 +38,7 @@ export interface Config {
   adminToken: string | null;
   serviceTimeZone: string;
   onboardingIntentTtlMs: number;
-  onboardingActivationFeeCentavos: number;
+  onboardingActivationFeeCentavos: Centavos;
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
   /** PENDING→IN_TRANSIT and IN_TRANSIT→COMPLETED delays; null: only the advance helper moves transfers. */

@@ -5,6 +5,7 @@ import { ApiError, notFound } from '../kernel/errors.ts';
 import * as store from './store.ts';
 import type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus } from './store.ts';
 import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
+import { centavos, type Centavos } from '../money.ts';
 
 export type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus, MovementType } from './store.ts';
 
@@ -40,7 +41,7 @@ export interface TransferSnapshot {
 
 export interface CreditRequest {
   businessCode: number;
-  amountCentavos: number;
+  amountCentavos: Centavos;
   reference: string | null;
   /** What the movement shows (masked payer details); stored with it. */
   snapshot: Record<string, unknown>;
@@ -50,7 +51,7 @@ export interface CreditRequest {
 /** Records an incoming payment: a COMPLETED `payment` movement and the same amount added to `available`. */
 export async function credit(tx: Transaction, request: CreditRequest): Promise<MovementRow> {
   assertPositiveCentavos(request.amountCentavos);
-  const balance = await store.addToAvailable(tx, request.businessCode, { availableCentavos: request.amountCentavos, pendingOutCentavos: 0 }, request.now);
+  const balance = await store.addToAvailable(tx, request.businessCode, { availableCentavos: request.amountCentavos, pendingOutCentavos: centavos(0) }, request.now);
   if (!balance) throw new LedgerError(`merchant ${request.businessCode} has no balance`);
   const movement = await store.insertMovement(tx, {
     businessCode: request.businessCode,
@@ -135,11 +136,11 @@ export async function settle(tx: Transaction, request: SettleRequest): Promise<M
         : `movement ${request.movementId} of merchant ${request.businessCode} does not exist`,
     );
   }
-  const pendingAmount = -movement.amount_centavos; // transfers carry negative amounts
+  const pendingAmount = centavos(-movement.amount_centavos); // transfers carry negative amounts
   if (request.status === 'COMPLETED') {
-    await store.addToAvailable(tx, request.businessCode, { availableCentavos: 0, pendingOutCentavos: -pendingAmount }, request.now);
+    await store.addToAvailable(tx, request.businessCode, { availableCentavos: centavos(0), pendingOutCentavos: centavos(-pendingAmount) }, request.now);
   } else if (request.status === 'FAILED' || request.status === 'CANCELED') {
-    await store.addToAvailable(tx, request.businessCode, { availableCentavos: pendingAmount, pendingOutCentavos: -pendingAmount }, request.now);
+    await store.addToAvailable(tx, request.businessCode, { availableCentavos: pendingAmount, pendingOutCentavos: centavos(-pendingAmount) }, request.now);
   }
   return movement;
 }

@@ -1,5 +1,6 @@
 // SQL of balances, movements and movement counters. Every balance change is one guarded UPDATE.
 import type { Queryable } from '../db/database.ts';
+import type { Centavos } from '../money.ts';
 
 export type MovementType = 'payment' | 'transfer';
 export type MovementStatus = 'PENDING' | 'IN_TRANSIT' | 'COMPLETED' | 'FAILED' | 'CANCELED';
@@ -8,7 +9,7 @@ export interface MovementRow {
   id: number;
   business_code: number;
   type: MovementType;
-  amount_centavos: number;
+  amount_centavos: Centavos;
   currency: string;
   status: MovementStatus;
   reference: string | null;
@@ -20,8 +21,8 @@ export interface MovementRow {
 export interface BalanceRow {
   business_code: number;
   currency: string;
-  available_centavos: number;
-  pending_out_centavos: number;
+  available_centavos: Centavos;
+  pending_out_centavos: Centavos;
   updated_at: Date;
 }
 
@@ -44,7 +45,7 @@ export async function findBalance(tx: Queryable, businessCode: number): Promise<
 export async function addToAvailable(
   tx: Queryable,
   businessCode: number,
-  amounts: { availableCentavos: number; pendingOutCentavos: number },
+  amounts: { availableCentavos: Centavos; pendingOutCentavos: Centavos },
   now: Date,
 ): Promise<BalanceRow | undefined> {
   const { rows } = await tx.query<BalanceRow>(
@@ -62,7 +63,7 @@ export async function addToAvailable(
 /** One debit of `debitAndRecordTransfers`. */
 export interface TransferDebit {
   businessCode: number;
-  amountCentavos: number;
+  amountCentavos: Centavos;
   reference: string | null;
   snapshot: Record<string, unknown>;
   now: Date;
@@ -145,7 +146,7 @@ export async function insertMovement(
   movement: {
     businessCode: number;
     type: MovementType;
-    amountCentavos: number;
+    amountCentavos: Centavos;
     status: MovementStatus;
     reference: string | null;
     snapshot: Record<string, unknown>;
@@ -198,10 +199,10 @@ export async function findMovement(tx: Queryable, businessCode: number, movement
 
 export interface InvariantRow {
   business_code: number;
-  available_centavos: number;
-  pending_out_centavos: number;
-  expected_available_centavos: number;
-  expected_pending_out_centavos: number;
+  available_centavos: Centavos;
+  pending_out_centavos: Centavos;
+  expected_available_centavos: Centavos;
+  expected_pending_out_centavos: Centavos;
 }
 
 /**

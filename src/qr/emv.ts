@@ -1,6 +1,6 @@
 // The EMVCo Merchant-Presented Mode payload of a QR (docs/api-reference.md#emv-payload): TLV fields in ascending tag order,
 // names transliterated to ASCII, and a CRC16/CCITT-FALSE over the whole string including "6304".
-import { formatCentavos } from '../money.ts';
+import { formatCentavos, type Centavos } from '../money.ts';
 
 export interface EmvFields {
   isMultiUse: boolean;
@@ -10,7 +10,7 @@ export interface EmvFields {
   /** Four digits; "5999" when the merchant has none. */
   mcc: string;
   /** Present only for a fixed amount (tag 54). */
-  amountCentavos: number | null;
+  amountCentavos: Centavos | null;
   merchantName: string;
   merchantCity: string;
 }

@@ -1,6 +1,7 @@
 // How payments reach the domain (docs/api-reference.md#payment-rules): every channel — a bank network's notification in live
 // mode, the sandbox endpoint and hosted-page form in sandbox mode — is a PaymentRail that turns its own
 // input into one PaymentNotice; service.receivePayment applies the same rules to all of them.
+import type { Centavos } from '../money.ts';
 
 export interface Payer {
   sourceBank: string;
@@ -14,7 +15,7 @@ export interface PaymentNotice {
   /** When set, the QR must belong to this merchant (a merchant's own sandbox call); else any owner. */
   businessCode: number | null;
   /** The amount paid; null lets the QR decide (its fixed amount, or the suggested one when editable). */
-  amountCentavos: number | null;
+  amountCentavos: Centavos | null;
   payer: Payer;
 }
 
@@ -27,7 +28,7 @@ export interface PaymentRail<Input> {
 export interface SandboxPaymentInput {
   qrId: string;
   businessCode: number | null;
-  amountCentavos: number | null;
+  amountCentavos: Centavos | null;
   sourceBank?: string;
   accountNumber?: string;
   accountTitular?: string;

@@ -13,7 +13,7 @@ import { randomBase62 } from '../ids.ts';
 import * as ledger from '../ledger/service.ts';
 import { maskAccountNumber } from '../masking.ts';
 import * as merchants from '../merchants/service.ts';
-import { centavosToAmount, validatedCentavos } from '../money.ts';
+import { centavosToAmount, validatedCentavos, type Centavos } from '../money.ts';
 import { buildEmvPayload } from './emv.ts';
 import { parseExpiration } from './expiration.ts';
 import { renderQrDataUri } from './png.ts';
@@ -40,7 +40,7 @@ export const renderInline: RenderQrImage = async (payload) => renderQrDataUri(pa
 // Create
 
 export interface CreateQrInput {
-  amountCentavos: number | null;
+  amountCentavos: Centavos | null;
   modifyAmount: boolean;
   isMultiUse: boolean;
   description: string | null;
@@ -249,7 +249,7 @@ export async function sweepExpiredQrs(db: Database, config: Pick<Config, 'public
 // Payments
 
 /** The amount a payment moves, by docs/api-reference.md#payment-rules: fixed amounts must match, editable ones default to the suggestion. */
-export function resolvePaymentAmount(qr: QrRow, offeredCentavos: number | null): number {
+export function resolvePaymentAmount(qr: QrRow, offeredCentavos: Centavos | null): Centavos {
   if (!qr.modify_amount) {
     if (offeredCentavos !== null && offeredCentavos !== qr.amount_centavos) {
       throw validationError([{ field: 'amount', code: 'invalid_value', message: `must equal the QR's fixed amount ${centavosToAmount(qr.amount_centavos!)}` }]);

@@ -1,6 +1,7 @@
 // SQL of simple QRs and their payments. Transitions are guarded updates (docs/architecture.md, habit 4); expiry is
 // applied at the time passed in ($now), never the database's own clock.
 import { databaseErrorOf, SqlState, type Queryable } from '../db/database.ts';
+import { centavos, type Centavos } from '../money.ts';
 
 export type QrStatus = 'ACTIVE' | 'PAID' | 'CANCELED';
 export type CancelReason = 'merchant' | 'expired';
@@ -10,7 +11,7 @@ export interface QrRow {
   business_code: number;
   pay_token: string;
   status: QrStatus;
-  amount_centavos: number | null;
+  amount_centavos: Centavos | null;
   currency: string;
   modify_amount: boolean;
   is_multi_use: boolean;
@@ -21,7 +22,7 @@ export interface QrRow {
   qr_payload: string;
   qr_image: string;
   payments_count: number;
-  amount_collected_centavos: number;
+  amount_collected_centavos: Centavos;
   last_payment_id: number | null;
   paid_at: Date | null;
   canceled_at: Date | null;
@@ -34,7 +35,7 @@ export interface PaymentRow {
   id: number;
   qr_id: string;
   business_code: number;
-  amount_centavos: number;
+  amount_centavos: Centavos;
   currency: string;
   status: 'COMPLETED';
   source_bank: string;
@@ -75,7 +76,7 @@ export interface NewQr {
   id: string;
   businessCode: number;
   payToken: string;
-  amountCentavos: number | null;
+  amountCentavos: Centavos | null;
   modifyAmount: boolean;
   isMultiUse: boolean;
   description: string | null;
@@ -110,7 +111,7 @@ export async function insertQr(tx: Queryable, qr: NewQr, now: Date): Promise<QrR
     qr_payload: qr.qrPayload,
     qr_image: qr.qrImage,
     payments_count: 0,
-    amount_collected_centavos: 0,
+    amount_collected_centavos: centavos(0),
     last_payment_id: null,
     paid_at: null,
     canceled_at: null,
@@ -207,7 +208,7 @@ export async function listQrsOfMerchant(
  * single-use QR becomes PAID in the same statement, so of two concurrent payers the second finds no
  * ACTIVE row (the row lock makes it wait, then re-check): undefined means "not payable".
  */
-export async function claimQrForPayment(tx: Queryable, qrId: string, amountCentavos: number, now: Date): Promise<QrRow | undefined> {
+export async function claimQrForPayment(tx: Queryable, qrId: string, amountCentavos: Centavos, now: Date): Promise<QrRow | undefined> {
   const { rows } = await tx.query<QrRow>(
     `update simple_qrs q
         set payments_count = q.payments_count + 1,
@@ -226,7 +227,7 @@ export interface NewPayment {
   qrId: string;
   businessCode: number;
   singleUse: boolean;
-  amountCentavos: number;
+  amountCentavos: Centavos;
   sourceBank: string;
   accountNumber: string;
   accountTitular: string;

@@ -3,6 +3,7 @@
 // Each rail file keeps its own wire types and maps them onto RailStatus; this file maps RailStatus onto
 // our transfer statuses, exhaustively, with no default branch.
 import type { FailureCode, TransferStatus } from './schemas.ts';
+import type { Centavos } from '../money.ts';
 
 /** What a rail can say about a transfer, in rail-neutral terms. */
 export type RailStatus =
@@ -27,7 +28,7 @@ export interface RailReport {
 export interface RailTransferOrder {
   /** Derived from our transfer id (railIdempotencyKey), so a retried submission never pays twice downstream. */
   idempotencyKey: string;
-  amountCentavos: number;
+  amountCentavos: Centavos;
   currency: 'BOB';
   bankCode: number;
   accountNumber: string;

@@ -12,7 +12,7 @@ import {
 } from '../idempotency/service.ts';
 import * as ledger from '../ledger/service.ts';
 import { maskAccountNumber } from '../masking.ts';
-import { centavosToAmount, validatedCentavos } from '../money.ts';
+import { centavosToAmount, validatedCentavos, type Centavos } from '../money.ts';
 import { railIdempotencyKey, transferStatusOf, type RailReport, type RailTransferOrder, type TransferRail } from './rail.ts';
 import { SandboxTransferRail } from './sandbox-rail.ts';
 import {
@@ -37,7 +37,7 @@ export function transferRailFor(config: Config): TransferRail | null {
 /** The validated request in canonical form (amount in centavos): what the idempotency fingerprint hashes. */
 export interface CreateTransferRequest {
   business_code: number;
-  amount_centavos: number;
+  amount_centavos: Centavos;
   currency: 'BOB';
   reference: string | null;
   destination: { type: 'bank_account'; bank_code: number; account_number: string; account_titular: string };

@@ -2,13 +2,14 @@
 // it changes the row only from the statuses the transition allows, and returns nothing otherwise.
 import type { Queryable } from '../db/database.ts';
 import type { FailureCode, TransferStatus } from './schemas.ts';
+import type { Centavos } from '../money.ts';
 
 export interface TransferRow {
   id: number;
   business_code: number;
   movement_id: number;
   status: TransferStatus;
-  amount_centavos: number;
+  amount_centavos: Centavos;
   currency: 'BOB';
   reference: string | null;
   destination_type: 'bank_account';
@@ -28,7 +29,7 @@ const TRANSFER_COLUMNS = `id, business_code, movement_id, status, amount_centavo
 export interface NewTransfer {
   businessCode: number;
   movementId: number;
-  amountCentavos: number;
+  amountCentavos: Centavos;
   reference: string | null;
   bankCode: number;
   accountNumber: string;

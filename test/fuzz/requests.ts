@@ -1,7 +1,7 @@
 // Requests to one route of the OpenAPI document: well-formed ones drawn from its schemas, and mutated ones —
 // a well-formed request with exactly one thing broken — each with the refusal docs/api-reference.md promises for it.
 import fc from 'fast-check';
-import { formatCentavos } from '../../src/money.ts';
+import { centavos, formatCentavos } from '../../src/money.ts';
 import { percentEncode } from './http.ts';
 import { FORBIDDEN_KEYS, hostileText, requiredOnly, unpairedSurrogate, validValue, type FieldHints, type JsonSchema } from './json-schema-arbitrary.ts';
 import { rawToken, toJsonText, type Parameter, type RequestParts, type Route } from './openapi-routes.ts';
@@ -216,7 +216,7 @@ function siteChanges(site: Site, body: unknown): Array<fc.Arbitrary<Change>> {
     .map(({ depth, kind }) => change(`${depth} levels of ${kind}`, rawToken(nested(depth, kind)), MALFORMED_JSON)));
 
   if (money) {
-    const outOfBounds = [formatCentavos(money.min - 1), formatCentavos(money.max + 1)];
+    const outOfBounds = [formatCentavos(centavos(money.min - 1)), formatCentavos(centavos(money.max + 1))];
     changes.push(fc.constantFrom(...REFUSED_AMOUNTS, ...outOfBounds).map((token) => change(`the amount ${token}`, rawToken(token), invalidField(field))));
     changes.push(fc.constantFrom('NaN', 'Infinity', '-Infinity', '+1', '0x10', '01').map((token) => change(`the bare token ${token}`, rawToken(token), MALFORMED_JSON)));
   } else if (types.includes('string')) {

@@ -15,6 +15,7 @@ import { parseAmount } from '../../src/money.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
 import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { fixtureRoutes, MovementBody } from '../helpers/fixture-routes.ts';
+import { centavos } from '../../src/money.ts';
 
 type Merchant = { businessCode: number; apiKey: string };
 
@@ -368,7 +369,7 @@ describe.each(databaseKinds())('runIdempotent on %s', (kind) => {
     let runs = 0;
     const work = async (tx: Transaction) => {
       runs++;
-      const movement = await ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: 500, reference: null, snapshot: {}, now: t.clock.now() });
+      const movement = await ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(500), reference: null, snapshot: {}, now: t.clock.now() });
       await events.emit(tx, { kind: 'merchant', businessCode: merchant.businessCode }, 'simple_qr.payment_received', { movement_id: movement.id }, t.clock.now());
       throw new ApiError('INSUFFICIENT_FUNDS');
     };
@@ -393,7 +394,7 @@ describe.each(databaseKinds())('runIdempotent on %s', (kind) => {
     const scope = { caller: `merchant:${merchant.businessCode}`, route: 'POST /test/service', key: randomUUID() };
     const failure = makeError();
     const failing = await runIdempotent(t.db, scope, { n: 1 }, t.clock.now(), async (tx) => {
-      await ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: 500, reference: null, snapshot: {}, now: t.clock.now() });
+      await ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(500), reference: null, snapshot: {}, now: t.clock.now() });
       throw failure;
     }).then(() => null, (error: unknown) => error);
     expect(failing).toBe(failure);

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatCentavos } from '../../src/money.ts';
+import { centavos, formatCentavos } from '../../src/money.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 
@@ -52,7 +52,7 @@ describe.each(databaseKinds())('the ledger invariant on %s', (kind) => {
 
     for (const op of operations) {
       if (op.kind === 'pay') {
-        const qr = await t.request('POST', '/api/v2/simple-qrs', { ...key, body: { business_code: merchant.businessCode, amount: formatCentavos(op.centavos) } });
+        const qr = await t.request('POST', '/api/v2/simple-qrs', { ...key, body: { business_code: merchant.businessCode, amount: formatCentavos(centavos(op.centavos)) } });
         expect(qr.status).toBe(201);
         const payment = await t.request('POST', `/api/v2/sandbox/simple-qrs/${qr.body.id}/payments`, { ...key, body: {} });
         expect(payment.status).toBe(201);
@@ -62,7 +62,7 @@ describe.each(databaseKinds())('the ledger invariant on %s', (kind) => {
           ...key,
           headers: { 'idempotency-key': randomUUID() },
           body: {
-            business_code: merchant.businessCode, amount: formatCentavos(op.centavos), currency: 'BOB',
+            business_code: merchant.businessCode, amount: formatCentavos(centavos(op.centavos)), currency: 'BOB',
             destination: { type: 'bank_account', bank_code: 1001, account_number: op.closedAccount ? '1234-0000' : '1234-5678', account_titular: 'Ana Pérez' },
           },
         });

@@ -10,6 +10,7 @@ import { LedgerError, type MovementRow, type MovementStatus } from '../../src/le
 import { createMerchant } from '../../src/merchants/service.ts';
 import { createTestDatabase, databaseKinds, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
 import { toInvariantReportView } from '../../src/ledger/views.ts';
+import { centavos, type Centavos } from '../../src/money.ts';
 
 const T0 = new Date('2026-11-22T16:00:00.000Z');
 const T1 = new Date('2026-11-22T16:05:00.000Z');
@@ -25,10 +26,10 @@ function ledgerRoom(getDb: () => Database) {
       return db().transaction(async (tx) => (await createMerchant(tx, { name: 'Ledger Shop' }, 'sandbox', T0)).merchant.business_code);
     },
     credit(businessCode: number, amountCentavos: number, now = T0): Promise<MovementRow> {
-      return db().transaction((tx) => ledger.credit(tx, { businessCode, amountCentavos, reference: null, snapshot: PAYER, now }));
+      return db().transaction((tx) => ledger.credit(tx, { businessCode, amountCentavos: amountCentavos as Centavos, reference: null, snapshot: PAYER, now }));
     },
     debit(businessCode: number, amountCentavos: number, now = T0): Promise<MovementRow> {
-      return db().transaction((tx) => ledger.debit(tx, { businessCode, amountCentavos, reference: null, snapshot: DESTINATION, now }));
+      return db().transaction((tx) => ledger.debit(tx, { businessCode, amountCentavos: amountCentavos as Centavos, reference: null, snapshot: DESTINATION, now }));
     },
     settle(businessCode: number, movementId: number, status: Exclude<MovementStatus, 'PENDING'>, now = T1): Promise<MovementRow> {
       return db().transaction((tx) => ledger.settle(tx, { businessCode, movementId, status, now }));
@@ -87,7 +88,7 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
   it('a credit adds to available and writes a COMPLETED payment movement with its snapshot', async () => {
     const merchant = await room.newMerchant();
     const movement = await database.db.transaction((tx) =>
-      ledger.credit(tx, { businessCode: merchant, amountCentavos: 10_050, reference: 'Order 7', snapshot: PAYER, now: T0 }));
+      ledger.credit(tx, { businessCode: merchant, amountCentavos: centavos(10_050), reference: 'Order 7', snapshot: PAYER, now: T0 }));
 
     expect(movement).toEqual({
       id: expect.any(Number),
@@ -121,7 +122,7 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
     const merchant = await room.newMerchant();
     await room.credit(merchant, 5_000);
     const movement = await database.db.transaction((tx) =>
-      ledger.debit(tx, { businessCode: merchant, amountCentavos: 1_234, reference: 'Payroll', snapshot: DESTINATION, now: T1 }));
+      ledger.debit(tx, { businessCode: merchant, amountCentavos: centavos(1_234), reference: 'Payroll', snapshot: DESTINATION, now: T1 }));
 
     expect(movement).toMatchObject({
       business_code: merchant,
@@ -159,17 +160,18 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
   it('after INSUFFICIENT_FUNDS the same transaction can still commit other work', async () => {
     const merchant = await room.newMerchant();
     await database.db.transaction(async (tx) => {
-      await ledger.credit(tx, { businessCode: merchant, amountCentavos: 500, reference: null, snapshot: PAYER, now: T0 });
-      const error = await rejectionOf(ledger.debit(tx, { businessCode: merchant, amountCentavos: 600, reference: null, snapshot: DESTINATION, now: T0 }));
+      await ledger.credit(tx, { businessCode: merchant, amountCentavos: centavos(500), reference: null, snapshot: PAYER, now: T0 });
+      const error = await rejectionOf(ledger.debit(tx, { businessCode: merchant, amountCentavos: centavos(600), reference: null, snapshot: DESTINATION, now: T0 }));
       expect(error).toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
-      await ledger.credit(tx, { businessCode: merchant, amountCentavos: 100, reference: null, snapshot: PAYER, now: T0 });
-      await ledger.debit(tx, { businessCode: merchant, amountCentavos: 550, reference: null, snapshot: DESTINATION, now: T0 });
+      await ledger.credit(tx, { businessCode: merchant, amountCentavos: centavos(100), reference: null, snapshot: PAYER, now: T0 });
+      await ledger.debit(tx, { businessCode: merchant, amountCentavos: centavos(550), reference: null, snapshot: DESTINATION, now: T0 });
     });
     expect(await room.balance(merchant)).toEqual({ available: 50, pendingOut: 550 });
     expect((await room.movements(merchant)).map((m) => m.amount_centavos)).toEqual([500, 100, -550]);
     expect(await room.counters(merchant)).toEqual({ payment: 2, transfer: 1 });
   });
 
+  // The room passes any number through as Centavos: the ledger's own guard is what is tested.
   it.each([0, -100, 10.5])('an amount of %s centavos is refused with LedgerError', async (amount) => {
     const merchant = await room.newMerchant();
     await room.credit(merchant, 1_000);
@@ -379,8 +381,8 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
     };
     const boom = new Error('the caller failed after the ledger work');
     const error = await rejectionOf(database.db.transaction(async (tx: Transaction) => {
-      const credited = await ledger.credit(tx, { businessCode: merchant, amountCentavos: 400, reference: null, snapshot: PAYER, now: T1 });
-      const debited = await ledger.debit(tx, { businessCode: merchant, amountCentavos: 900, reference: null, snapshot: DESTINATION, now: T1 });
+      const credited = await ledger.credit(tx, { businessCode: merchant, amountCentavos: centavos(400), reference: null, snapshot: PAYER, now: T1 });
+      const debited = await ledger.debit(tx, { businessCode: merchant, amountCentavos: centavos(900), reference: null, snapshot: DESTINATION, now: T1 });
       await ledger.settle(tx, { businessCode: merchant, movementId: debited.id, status: 'FAILED', now: T1 });
       await events.emit(tx, { kind: 'merchant', businessCode: merchant }, 'simple_qr.payment_received', { movement_id: credited.id }, T1);
       throw boom;
@@ -409,7 +411,7 @@ describeOnPostgres('ledger under concurrency on %s', (kind) => {
     const observedAvailable: number[] = [];
     const outcomes = await Promise.allSettled(Array.from({ length: 30 }, (_, i) =>
       (i % 2 === 0 ? database.db : otherPool).transaction(async (tx) => {
-        await ledger.debit(tx, { businessCode: merchant, amountCentavos: 100, reference: `debit ${i}`, snapshot: DESTINATION, now: T0 });
+        await ledger.debit(tx, { businessCode: merchant, amountCentavos: centavos(100), reference: `debit ${i}`, snapshot: DESTINATION, now: T0 });
         const balance = await ledger.getBalance(tx, merchant);
         observedAvailable.push(balance!.available_centavos);
         await tx.query('select pg_sleep(0.02)'); // keep the row lock a moment, so the others queue on it

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { centavos } from '../../src/money.ts';
 import { buildEmvPayload, crc16CcittFalse, parseTlv, tlv, toEmvText } from '../../src/qr/emv.ts';
 
 const base = {
   isMultiUse: false, qrUrl: 'https://pay.example.com/pay/AbCdEfGhIjKlMnOpQrStUv', payToken: 'AbCdEfGhIjKlMnOpQrStUv',
-  mcc: '5999', amountCentavos: 15050, merchantName: 'Tienda Pérez', merchantCity: 'La Paz',
+  mcc: '5999', amountCentavos: centavos(15050), merchantName: 'Tienda Pérez', merchantCity: 'La Paz',
 };
 
 describe('EMV payload', () => {
@@ -31,8 +32,8 @@ describe('EMV payload', () => {
   });
 
   it('formats amounts with two decimals and leaves tag 54 out for editable amounts', () => {
-    expect(parseTlv(buildEmvPayload({ ...base, amountCentavos: 10 })).find((f) => f.tag === '54')!.value).toBe('0.10');
-    expect(parseTlv(buildEmvPayload({ ...base, amountCentavos: 10_000_000 })).find((f) => f.tag === '54')!.value).toBe('100000.00');
+    expect(parseTlv(buildEmvPayload({ ...base, amountCentavos: centavos(10) })).find((f) => f.tag === '54')!.value).toBe('0.10');
+    expect(parseTlv(buildEmvPayload({ ...base, amountCentavos: centavos(10_000_000) })).find((f) => f.tag === '54')!.value).toBe('100000.00');
     expect(parseTlv(buildEmvPayload({ ...base, amountCentavos: null })).some((f) => f.tag === '54')).toBe(false);
   });
 

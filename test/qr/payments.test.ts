@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
+import { centavos } from '../../src/money.ts';
 
 async function balanceOf(t: TestApp, merchant: Merchant): Promise<number> {
   return (await t.request('GET', '/api/v2/balance', { apiKey: merchant.apiKey })).body.available;
@@ -120,8 +121,8 @@ describe.each(databaseKinds())('simple QR payments on %s', (kind) => {
   it('runs the handler of a QR purpose inside the payment transaction, and rolls everything back when it throws', async () => {
     const merchant = await t.createMerchant();
     const [ok, failing] = await t.db.transaction(async (tx) => [
-      await createQrWithPurpose(tx, t.context, 1000, { amountCentavos: 1000, modifyAmount: false, isMultiUse: false, description: 'Activation fee', qrExpiration: '+2h' }, 'test_fee', t.clock.now()),
-      await createQrWithPurpose(tx, t.context, merchant.businessCode, { amountCentavos: 500, modifyAmount: false, isMultiUse: false, description: null, qrExpiration: null }, 'test_failing', t.clock.now()),
+      await createQrWithPurpose(tx, t.context, 1000, { amountCentavos: centavos(1000), modifyAmount: false, isMultiUse: false, description: 'Activation fee', qrExpiration: '+2h' }, 'test_fee', t.clock.now()),
+      await createQrWithPurpose(tx, t.context, merchant.businessCode, { amountCentavos: centavos(500), modifyAmount: false, isMultiUse: false, description: null, qrExpiration: null }, 'test_failing', t.clock.now()),
     ]);
     expect(ok.qr.business_code).toBe(1000);
     const { receivePayment } = await import('../../src/qr/service.ts');

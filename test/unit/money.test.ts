@@ -1,7 +1,7 @@
 // Money at the edge (docs/api-reference.md#money, docs/architecture.md, rule 1): amounts parse into integer centavos and
 // format back without floating-point drift.
 import { describe, expect, it } from 'vitest';
-import { centavosToAmount, formatCentavos, parseAmount } from '../../src/money.ts';
+import { centavos as asCentavos, centavosToAmount, formatCentavos, parseAmount, type Centavos } from '../../src/money.ts';
 
 /** The bounds of a transfer: 0.10 to 20000.00. */
 const TRANSFER = { min: 10, max: 2_000_000 };
@@ -123,21 +123,29 @@ describe('centavosToAmount', () => {
     [2_000_000, 20000],
     [-10_025, -100.25],
   ])('shows %i centavos as %d', (centavos, amount) => {
-    expect(centavosToAmount(centavos)).toBe(amount);
+    expect(centavosToAmount(centavos as Centavos)).toBe(amount);
   });
 
   it('round-trips through JSON and parseAmount for every centavo count up to 20000.00', () => {
     for (let centavos = 0; centavos <= 2_000_000; centavos += 7) {
-      const shown = JSON.parse(JSON.stringify({ amount: centavosToAmount(centavos) })).amount as number;
+      const shown = JSON.parse(JSON.stringify({ amount: centavosToAmount(centavos as Centavos) })).amount as number;
       const parsed = parseAmount(shown, ANY);
       if (!parsed.ok || parsed.centavos !== centavos) throw new Error(`${centavos} shown as ${shown}, read back as ${JSON.stringify(parsed)}`);
     }
   });
 
   it('refuses what is not a whole number of centavos', () => {
-    expect(() => centavosToAmount(1.5)).toThrow(RangeError);
-    expect(() => centavosToAmount(Number.NaN)).toThrow(RangeError);
-    expect(() => centavosToAmount(2 ** 53)).toThrow(RangeError);
+    expect(() => centavosToAmount(1.5 as Centavos)).toThrow(RangeError);
+    expect(() => centavosToAmount(Number.NaN as Centavos)).toThrow(RangeError);
+    expect(() => centavosToAmount(2 ** 53 as Centavos)).toThrow(RangeError);
+  });
+});
+
+describe('centavos', () => {
+  it('brands a safe whole number, negative or not, and refuses anything else', () => {
+    expect(asCentavos(15_050)).toBe(15_050);
+    expect(asCentavos(-10)).toBe(-10);
+    for (const value of [1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) expect(() => asCentavos(value)).toThrow(RangeError);
   });
 });
 
@@ -153,20 +161,20 @@ describe('formatCentavos', () => {
     [-5, '-0.05'],
     [9_007_199_254_740_991, '90071992547409.91'],
   ])('writes %i centavos as %s', (centavos, text) => {
-    expect(formatCentavos(centavos)).toBe(text);
+    expect(formatCentavos(centavos as Centavos)).toBe(text);
   });
 
   it('agrees with centavosToAmount and parseAmount for every centavo count up to 20000.00', () => {
     for (let centavos = 0; centavos <= 2_000_000; centavos += 3) {
-      const text = formatCentavos(centavos);
+      const text = formatCentavos(centavos as Centavos);
       const parsed = parseAmount(text, ANY);
       if (!parsed.ok || parsed.centavos !== centavos) throw new Error(`${centavos} written as ${text}, read back as ${JSON.stringify(parsed)}`);
-      if (Number(text) !== centavosToAmount(centavos)) throw new Error(`${text} != ${centavosToAmount(centavos)}`);
+      if (Number(text) !== centavosToAmount(centavos as Centavos)) throw new Error(`${text} != ${centavosToAmount(centavos as Centavos)}`);
     }
   });
 
   it('refuses what is not a whole number of centavos', () => {
-    expect(() => formatCentavos(0.5)).toThrow(RangeError);
-    expect(() => formatCentavos(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+    expect(() => formatCentavos(0.5 as Centavos)).toThrow(RangeError);
+    expect(() => formatCentavos(Number.POSITIVE_INFINITY as Centavos)).toThrow(RangeError);
   });
 });

@@ -3,7 +3,7 @@
 // data through escapeHtml; the shell, styles and CSP nonce are the hosted pages' kit (kernel/page-kit.ts).
 import type { BankConfig } from '../../config.ts';
 import { maskAccountNumber } from '../../masking.ts';
-import { formatCentavos } from '../../money.ts';
+import { formatCentavos, type Centavos } from '../../money.ts';
 import { escapeHtml, jsonForScript, pageShell } from '../../kernel/page-kit.ts';
 import { formatWallClock } from '../../time.ts';
 import type { IntentRow } from '../store.ts';
@@ -70,7 +70,7 @@ export interface FormPageInput {
   values: FormValues;
   errors: FormErrors;
   banks: readonly BankConfig[];
-  feeCentavos: number;
+  feeCentavos: Centavos;
   zone: string;
 }
 
@@ -135,7 +135,7 @@ export interface PaymentPageInput {
   token: string;
   csrf: string;
   qrImage: string | null;
-  feeCentavos: number;
+  feeCentavos: Centavos;
   bankName: string;
   sandbox: boolean;
   zone: string;

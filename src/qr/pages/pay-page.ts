@@ -2,7 +2,7 @@
 // reload, a receipt once paid, clear pages for canceled and expired QRs, and in sandbox mode a
 // "Simulate payment" form. Server-rendered; a tiny script long-polls the public status endpoint.
 import { createHash } from 'node:crypto';
-import { formatCentavos } from '../../money.ts';
+import { formatCentavos, type Centavos } from '../../money.ts';
 import { formatWallClock } from '../../time.ts';
 import { effectiveState } from '../state.ts';
 import type { QrWithLastPayment } from '../store.ts';
@@ -127,7 +127,7 @@ function renderReceipt(status: PublicStatus, merchantName: string): string {
 </section>`;
 }
 
-function renderSimulateForm(editable: boolean, suggestedCentavos: number | null, payable: boolean, form: SimulateFormState | undefined): string {
+function renderSimulateForm(editable: boolean, suggestedCentavos: Centavos | null, payable: boolean, form: SimulateFormState | undefined): string {
   const values = form?.values ?? {};
   const errors = form?.errors ?? {};
   const field = (name: string, label: string, attributes: string, fallback = '') => {
