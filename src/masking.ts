@@ -1,5 +1,6 @@
-// Masking of bank account numbers (docs/api-reference.md#account-number-masking), shared by transfers (destination) and QR payments (payer):
-// the full number stays in the database only; responses, events and logs get this form.
+// Bank account numbers (docs/api-reference.md#account-number-masking), for transfers (destination), QR payments
+// (payer) and onboarding (payout account): the full number stays in the database and with the rail;
+// responses, events and logs get the masked form. FullAccountNumber makes the compiler keep it so.
 
 /**
  * Keeps the end of the final hyphen-separated group — at most 4 characters, and never more than the
@@ -10,4 +11,40 @@ export function maskAccountNumber(accountNumber: string): string {
   const finalGroup = accountNumber.slice(accountNumber.lastIndexOf('-') + 1);
   const visible = Math.max(0, Math.min(4, finalGroup.length, accountNumber.length - 4));
   return '*'.repeat(accountNumber.length - visible) + accountNumber.slice(accountNumber.length - visible);
+}
+
+const digitsOf = new WeakMap<FullAccountNumber, string>();
+
+/**
+ * A full bank account number, as the database keeps it. It shows itself masked wherever it goes — in
+ * JSON, in a template string, in a log line, in a test's diff — so no view, event or log can carry the
+ * number by accident: the compiler sees a FullAccountNumber, not a string. Only revealAccountNumber opens
+ * it, and only the stores (to write it) and the rails (to pay to it) may call that
+ * (test/unit/layers.test.ts checks who imports it).
+ */
+export class FullAccountNumber {
+  /** The masked form, and the only field: two numbers compare equal in tests when their masks do. */
+  readonly masked: string;
+
+  constructor(digits: string) {
+    digitsOf.set(this, digits);
+    this.masked = maskAccountNumber(digits);
+  }
+
+  toJSON(): string {
+    return this.masked;
+  }
+
+  toString(): string {
+    return this.masked;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `FullAccountNumber(${this.masked})`;
+  }
+}
+
+/** The number itself: for a store that writes it and a rail that pays to it, nowhere else. */
+export function revealAccountNumber(accountNumber: FullAccountNumber): string {
+  return digitsOf.get(accountNumber)!;
 }

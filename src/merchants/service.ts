@@ -7,6 +7,7 @@ import * as ledger from '../ledger/service.ts';
 import { generateApiKey, type KeyKind } from './keys.ts';
 import * as store from './store.ts';
 import type { ApiKeyRow, KeyOwnerRow, MerchantRow, MerchantStatus, PartnerRow } from './store.ts';
+import type { FullAccountNumber } from '../masking.ts';
 
 export type { ApiKeyRow, KeyOwnerRow, KeyScope, MerchantRow, MerchantStatus, PartnerRow } from './store.ts';
 
@@ -74,7 +75,7 @@ export interface MerchantProfile {
 export interface PayoutAccount {
   bankCode: number;
   /** Full number: stored only, shown masked. */
-  accountNumber: string;
+  accountNumber: FullAccountNumber;
   accountHolder: string;
 }
 

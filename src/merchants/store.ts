@@ -1,6 +1,7 @@
 // SQL of partners, merchants and API keys. Every function takes the transaction (or the database for a single read) first.
 import type { Queryable } from '../db/database.ts';
 import type { KeyOwnerKind } from './keys.ts';
+import { FullAccountNumber, revealAccountNumber } from '../masking.ts';
 
 export type MerchantStatus = 'active' | 'suspended';
 
@@ -223,24 +224,24 @@ export async function insertMerchantProfile(
 export async function insertPayoutAccount(
   tx: Queryable,
   businessCode: number,
-  account: { bankCode: number; accountNumber: string; accountHolder: string },
+  account: { bankCode: number; accountNumber: FullAccountNumber; accountHolder: string },
   now: Date,
 ): Promise<void> {
   await tx.query(
     `insert into merchant_payout_accounts (business_code, bank_code, account_number, account_holder, created_at)
      values ($1::bigint, $2::bigint, $3::text, $4::text, $5::timestamptz)`,
-    [businessCode, account.bankCode, account.accountNumber, account.accountHolder, now],
+    [businessCode, account.bankCode, revealAccountNumber(account.accountNumber), account.accountHolder, now],
   );
 }
 
 export async function findPayoutAccount(
   tx: Queryable,
   businessCode: number,
-): Promise<{ bankCode: number; accountNumber: string; accountHolder: string } | undefined> {
+): Promise<{ bankCode: number; accountNumber: FullAccountNumber; accountHolder: string } | undefined> {
   const { rows } = await tx.query<{ bankCode: number; accountNumber: string; accountHolder: string }>(
     `select bank_code as "bankCode", account_number as "accountNumber", account_holder as "accountHolder"
        from merchant_payout_accounts where business_code = $1::bigint`,
     [businessCode],
   );
-  return rows[0];
+  return rows[0] && { ...rows[0], accountNumber: new FullAccountNumber(rows[0].accountNumber) };
 }

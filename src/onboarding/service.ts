@@ -9,7 +9,7 @@ import * as events from '../events/service.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../kernel/errors.ts';
 import { runIdempotent, type IdempotencyScope, type IdempotentResult } from '../idempotency/service.ts';
 import { randomBase62 } from '../ids.ts';
-import { maskAccountNumber } from '../masking.ts';
+import { FullAccountNumber } from '../masking.ts';
 import * as merchants from '../merchants/service.ts';
 import type { PurposePayment } from '../qr/purposes.ts';
 import * as qrs from '../qr/service.ts';
@@ -104,7 +104,7 @@ export async function getIntentOfPartner(db: Queryable, partnerId: number, code:
 /** Once an intent is closed, its own copy of the payout account number is kept masked only. */
 async function forgetFullAccountNumber(tx: Transaction, intent: IntentRow): Promise<void> {
   if (intent.payout_account_number !== null) {
-    await store.maskPayoutAccountNumber(tx, intent.code, maskAccountNumber(intent.payout_account_number));
+    await store.maskPayoutAccountNumber(tx, intent.code, intent.payout_account_number.masked);
   }
 }
 
@@ -266,7 +266,7 @@ export async function simulateActivationPayment(
     qrId: intent.activation_qr_id,
     businessCode: PLATFORM_BUSINESS_CODE,
     amountCentavos: null,
-    payer: { sourceBank: 'Banco Sandbox', accountNumber: '10000123454321', accountTitular: intent.legal_name ?? 'Sandbox Payer' },
+    payer: { sourceBank: 'Banco Sandbox', accountNumber: new FullAccountNumber('10000123454321'), accountTitular: intent.legal_name ?? 'Sandbox Payer' },
   }, now);
 }
 

@@ -2,6 +2,7 @@
 // expires_at > $now`), so a completion, a cancel and the expiry sweep can never both win; time is the
 // service clock's ($now), never the database's.
 import type { Queryable } from '../db/database.ts';
+import { FullAccountNumber, revealAccountNumber } from '../masking.ts';
 
 export type IntentStatus = 'open' | 'completed' | 'cancelled' | 'expired';
 
@@ -23,7 +24,8 @@ export interface IntentRow {
   city: string | null;
   mcc: string | null;
   payout_bank_code: number | null;
-  payout_account_number: string | null;
+  /** Full while the intent is open; once it is closed the stored copy is the masked form (service.ts forgetFullAccountNumber). */
+  payout_account_number: FullAccountNumber | null;
   payout_account_holder: string | null;
   submitted_at: Date | null;
   browser_binding_hash: string | null;
@@ -35,6 +37,13 @@ export interface IntentRow {
   expired_at: Date | null;
   expires_at: Date;
   created_at: Date;
+}
+
+/** A row as the database returns it: the account number still plain text. */
+type StoredIntent = Omit<IntentRow, 'payout_account_number'> & { payout_account_number: string | null };
+
+function fromStored(row: StoredIntent): IntentRow {
+  return { ...row, payout_account_number: row.payout_account_number === null ? null : new FullAccountNumber(row.payout_account_number) };
 }
 
 const INTENT_COLUMNS = `code, partner_id, token, status, success_url, cancel_url, metadata, legal_name, trade_name, tax_id,
@@ -53,38 +62,38 @@ export interface NewIntent {
 }
 
 export async function insertIntent(tx: Queryable, intent: NewIntent, now: Date): Promise<IntentRow> {
-  const { rows } = await tx.query<IntentRow>(
+  const { rows } = await tx.query<StoredIntent>(
     `insert into onboarding_intents (code, partner_id, token, success_url, cancel_url, metadata, expires_at, created_at)
      values ($1::text, $2::bigint, $3::text, $4::text, $5::text, $6::jsonb, $7::timestamptz, $8::timestamptz)
      returning ${INTENT_COLUMNS}`,
     [intent.code, intent.partnerId, intent.token, intent.successUrl, intent.cancelUrl, JSON.stringify(intent.metadata), intent.expiresAt, now],
   );
-  return rows[0]!;
+  return fromStored(rows[0]!);
 }
 
 /** A partner's intent; another partner's is simply not found. */
 export async function findIntentOfPartner(tx: Queryable, partnerId: number, code: string): Promise<IntentRow | undefined> {
-  const { rows } = await tx.query<IntentRow>(
+  const { rows } = await tx.query<StoredIntent>(
     `select ${INTENT_COLUMNS} from onboarding_intents where code = $1::text and partner_id = $2::bigint`,
     [code, partnerId],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }
 
 export async function findIntentByToken(tx: Queryable, token: string): Promise<IntentRow | undefined> {
-  const { rows } = await tx.query<IntentRow>(`select ${INTENT_COLUMNS} from onboarding_intents where token = $1::text`, [token]);
-  return rows[0];
+  const { rows } = await tx.query<StoredIntent>(`select ${INTENT_COLUMNS} from onboarding_intents where token = $1::text`, [token]);
+  return rows[0] && fromStored(rows[0]);
 }
 
 /** The intent an activation QR pays for, locked while it is still open at $now (the payment's transaction decides). */
 export async function lockOpenIntentOfActivationQr(tx: Queryable, qrId: string, now: Date): Promise<IntentRow | undefined> {
-  const { rows } = await tx.query<IntentRow>(
+  const { rows } = await tx.query<StoredIntent>(
     `select ${INTENT_COLUMNS} from onboarding_intents
       where activation_qr_id = $1::uuid and status = 'open' and expires_at > $2::timestamptz
       for update`,
     [qrId, now],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }
 
 export interface Registration {
@@ -96,7 +105,7 @@ export interface Registration {
   city: string;
   mcc: string | null;
   payoutBankCode: number;
-  payoutAccountNumber: string;
+  payoutAccountNumber: FullAccountNumber;
   payoutAccountHolder: string;
 }
 
@@ -109,17 +118,17 @@ export async function submitRegistration(
   now: Date,
 ): Promise<IntentRow | undefined> {
   const r = registration;
-  const { rows } = await tx.query<IntentRow>(
+  const { rows } = await tx.query<StoredIntent>(
     `update onboarding_intents
         set legal_name = $2::text, trade_name = $3::text, tax_id = $4::text, email = $5::text, phone = $6::text,
             city = $7::text, mcc = $8::text, payout_bank_code = $9::bigint, payout_account_number = $10::text,
             payout_account_holder = $11::text, browser_binding_hash = $12::text, submitted_at = $13::timestamptz
       where token = $1::text and status = 'open' and expires_at > $13::timestamptz and submitted_at is null
       returning ${INTENT_COLUMNS}`,
-    [token, r.legalName, r.tradeName, r.taxId, r.email, r.phone, r.city, r.mcc, r.payoutBankCode, r.payoutAccountNumber,
+    [token, r.legalName, r.tradeName, r.taxId, r.email, r.phone, r.city, r.mcc, r.payoutBankCode, revealAccountNumber(r.payoutAccountNumber),
       r.payoutAccountHolder, browserBindingHash, now],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }
 
 export async function setActivationQr(tx: Queryable, code: string, qrId: string): Promise<void> {
@@ -128,35 +137,35 @@ export async function setActivationQr(tx: Queryable, code: string, qrId: string)
 
 /** open → completed with its merchant; undefined when the intent is no longer open at $now. */
 export async function completeIntent(tx: Queryable, code: string, businessCode: number, now: Date): Promise<IntentRow | undefined> {
-  const { rows } = await tx.query<IntentRow>(
+  const { rows } = await tx.query<StoredIntent>(
     `update onboarding_intents set status = 'completed', business_code = $2::bigint, completed_at = $3::timestamptz
       where code = $1::text and status = 'open' and expires_at > $3::timestamptz
       returning ${INTENT_COLUMNS}`,
     [code, businessCode, now],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }
 
 /** open → cancelled; undefined when the intent is no longer open at $now. */
 export async function cancelIntent(tx: Queryable, token: string, now: Date): Promise<IntentRow | undefined> {
-  const { rows } = await tx.query<IntentRow>(
+  const { rows } = await tx.query<StoredIntent>(
     `update onboarding_intents set status = 'cancelled', cancelled_at = $2::timestamptz
       where token = $1::text and status = 'open' and expires_at > $2::timestamptz
       returning ${INTENT_COLUMNS}`,
     [token, now],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }
 
 /** Marks the first API key as issued, once, for a completed intent; undefined on every later call. */
 export async function markApiKeyIssued(tx: Queryable, token: string, now: Date): Promise<IntentRow | undefined> {
-  const { rows } = await tx.query<IntentRow>(
+  const { rows } = await tx.query<StoredIntent>(
     `update onboarding_intents set api_key_issued_at = $2::timestamptz
       where token = $1::text and status = 'completed' and api_key_issued_at is null
       returning ${INTENT_COLUMNS}`,
     [token, now],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }
 
 /**
@@ -164,7 +173,7 @@ export async function markApiKeyIssued(tx: Queryable, token: string, now: Date):
  * showed). SKIP LOCKED: a sweeper in another process, or a payment holding an intent, is never waited for.
  */
 export async function expireDueIntents(tx: Queryable, now: Date, limit: number): Promise<IntentRow[]> {
-  const { rows } = await tx.query<IntentRow>(
+  const { rows } = await tx.query<StoredIntent>(
     `update onboarding_intents set status = 'expired', expired_at = expires_at
       where code in (
         select code from onboarding_intents
@@ -176,7 +185,7 @@ export async function expireDueIntents(tx: Queryable, now: Date, limit: number):
       returning ${INTENT_COLUMNS}`,
     [now, limit],
   );
-  return rows;
+  return rows.map(fromStored);
 }
 
 /**

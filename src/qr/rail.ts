@@ -1,12 +1,13 @@
 // How payments reach the domain (docs/api-reference.md#payment-rules): every channel — a bank network's notification in live
 // mode, the sandbox endpoint and hosted-page form in sandbox mode — is a PaymentRail that turns its own
 // input into one PaymentNotice; service.receivePayment applies the same rules to all of them.
+import { FullAccountNumber } from '../masking.ts';
 import type { Centavos } from '../money.ts';
 
 export interface Payer {
   sourceBank: string;
   /** Full account number: stored with the payment, shown and sent only masked. */
-  accountNumber: string;
+  accountNumber: FullAccountNumber;
   accountTitular: string;
 }
 
@@ -44,7 +45,7 @@ export const sandboxRail: PaymentRail<SandboxPaymentInput> = {
       amountCentavos: input.amountCentavos,
       payer: {
         sourceBank: input.sourceBank ?? 'Banco Sandbox',
-        accountNumber: input.accountNumber ?? '10000123454321',
+        accountNumber: new FullAccountNumber(input.accountNumber ?? '10000123454321'),
         accountTitular: input.accountTitular ?? 'Sandbox Payer',
       },
     };

@@ -11,7 +11,6 @@ import { ApiError, notFound, validationError, type FieldError } from '../kernel/
 import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
 import { randomBase62 } from '../ids.ts';
 import * as ledger from '../ledger/service.ts';
-import { maskAccountNumber } from '../masking.ts';
 import * as merchants from '../merchants/service.ts';
 import { centavosToAmount, validatedCentavos, type Centavos } from '../money.ts';
 import { buildEmvPayload } from './emv.ts';
@@ -287,7 +286,7 @@ export async function receivePayment(
     }
     const claimed = await store.claimQrForPayment(tx, current.qr.id, amountCentavos, now);
     if (!claimed) throw new ApiError('QR_NOT_PAYABLE', { message: `QR ${current.qr.id} does not accept payments: it is ${effectiveState(current.qr, now).status}.` });
-    const maskedAccount = maskAccountNumber(notice.payer.accountNumber);
+    const maskedAccount = notice.payer.accountNumber.masked;
     const movement = await ledger.credit(tx, {
       businessCode: claimed.business_code,
       amountCentavos,

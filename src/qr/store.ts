@@ -1,6 +1,7 @@
 // SQL of simple QRs and their payments. Transitions are guarded updates (docs/architecture.md, habit 4); expiry is
 // applied at the time passed in ($now), never the database's own clock.
 import { databaseErrorOf, SqlState, type Queryable } from '../db/database.ts';
+import { FullAccountNumber, revealAccountNumber } from '../masking.ts';
 import { centavos, type Centavos } from '../money.ts';
 
 export type QrStatus = 'ACTIVE' | 'PAID' | 'CANCELED';
@@ -39,7 +40,8 @@ export interface PaymentRow {
   currency: string;
   status: 'COMPLETED';
   source_bank: string;
-  account_number: string;
+  /** The payer's full account number: shows itself masked. */
+  account_number: FullAccountNumber;
   account_titular: string;
   movement_id: number;
   paid_at: Date;
@@ -149,7 +151,14 @@ function splitJoined(row: Record<string, unknown>): QrWithLastPayment {
     if (key.startsWith('p_')) payment[key.slice(2)] = value;
     else qr[key] = value;
   }
-  return { qr: qr as unknown as QrRow, lastPayment: payment.id === null || payment.id === undefined ? null : (payment as unknown as PaymentRow) };
+  return { qr: qr as unknown as QrRow, lastPayment: payment.id === null || payment.id === undefined ? null : fromStoredPayment(payment as unknown as StoredPayment) };
+}
+
+/** A payment as the database returns it: the account number still plain text. */
+type StoredPayment = Omit<PaymentRow, 'account_number'> & { account_number: string };
+
+function fromStoredPayment(row: StoredPayment): PaymentRow {
+  return { ...row, account_number: new FullAccountNumber(row.account_number) };
 }
 
 export async function findQrOfMerchant(tx: Queryable, businessCode: number, qrId: string): Promise<QrWithLastPayment | undefined> {
@@ -229,7 +238,7 @@ export interface NewPayment {
   singleUse: boolean;
   amountCentavos: Centavos;
   sourceBank: string;
-  accountNumber: string;
+  accountNumber: FullAccountNumber;
   accountTitular: string;
   movementId: number;
 }
@@ -239,7 +248,7 @@ export class SingleUseAlreadyPaidError extends Error {}
 /** Inserts the payment and points the QR's last_payment_id at it, in one statement. */
 export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment, now: Date): Promise<PaymentRow> {
   try {
-    const { rows } = await tx.query<PaymentRow>(
+    const { rows } = await tx.query<StoredPayment>(
       `with inserted as (
          insert into qr_payments (qr_id, business_code, single_use, amount_centavos, source_bank, account_number, account_titular, movement_id, paid_at)
          values ($1::uuid, $2::bigint, $3::boolean, $4::bigint, $5::text, $6::text, $7::text, $8::bigint, $9::timestamptz)
@@ -249,9 +258,9 @@ export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment, no
        )
        select ${PAYMENT_COLUMNS} from inserted`,
       [payment.qrId, payment.businessCode, payment.singleUse, payment.amountCentavos, payment.sourceBank,
-        payment.accountNumber, payment.accountTitular, payment.movementId, now],
+        revealAccountNumber(payment.accountNumber), payment.accountTitular, payment.movementId, now],
     );
-    return rows[0]!;
+    return fromStoredPayment(rows[0]!);
   } catch (error) {
     if (databaseErrorOf(error)?.constraint === 'qr_payments_single_use_once') throw new SingleUseAlreadyPaidError('single-use QR already paid');
     throw error;
@@ -264,11 +273,11 @@ export async function countPaymentsOfQr(tx: Queryable, qrId: string): Promise<nu
 }
 
 export async function listPaymentsOfQr(tx: Queryable, qrId: string, page: { limit: number; offset: number }): Promise<PaymentRow[]> {
-  const { rows } = await tx.query<PaymentRow>(
+  const { rows } = await tx.query<StoredPayment>(
     `select ${PAYMENT_COLUMNS} from qr_payments where qr_id = $1::uuid order by id desc limit $2::int offset $3::int`,
     [qrId, page.limit, page.offset],
   );
-  return rows;
+  return rows.map(fromStoredPayment);
 }
 
 /** The merchant's cancel: only a QR that is ACTIVE and not expired at `now`. */

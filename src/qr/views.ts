@@ -1,7 +1,6 @@
 // The QR module's API views: pure functions from rows to the JSON the API answers and events carry
 // (docs/architecture.md#conventions). The status shown is always the effective one (state.ts).
 import type { Config } from '../config.ts';
-import { maskAccountNumber } from '../masking.ts';
 import { centavosToAmount } from '../money.ts';
 import type { PaymentView, QrEventView, QrView } from './schemas.ts';
 import { effectiveState } from './state.ts';
@@ -18,7 +17,7 @@ export function toPaymentView(payment: PaymentRow): PaymentView {
     status: payment.status,
     payer: {
       source_bank: payment.source_bank,
-      account_number: maskAccountNumber(payment.account_number),
+      account_number: payment.account_number.masked,
       account_titular: payment.account_titular,
     },
     paid_at: payment.paid_at.toISOString(),

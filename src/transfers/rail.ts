@@ -3,6 +3,7 @@
 // Each rail file keeps its own wire types and maps them onto RailStatus; this file maps RailStatus onto
 // our transfer statuses, exhaustively, with no default branch.
 import type { FailureCode, TransferStatus } from './schemas.ts';
+import type { FullAccountNumber } from '../masking.ts';
 import type { Centavos } from '../money.ts';
 
 /** What a rail can say about a transfer, in rail-neutral terms. */
@@ -24,14 +25,14 @@ export interface RailReport {
   failureCode: FailureCode | null;
 }
 
-/** What a rail needs to pay a transfer out. The account number is the full one: it travels only here. */
+/** What a rail needs to pay a transfer out. The account number is the full one: the rail alone opens it (revealAccountNumber). */
 export interface RailTransferOrder {
   /** Derived from our transfer id (railIdempotencyKey), so a retried submission never pays twice downstream. */
   idempotencyKey: string;
   amountCentavos: Centavos;
   currency: 'BOB';
   bankCode: number;
-  accountNumber: string;
+  accountNumber: FullAccountNumber;
   accountTitular: string;
   reference: string | null;
 }

@@ -4,6 +4,7 @@
 // deduplicating on the idempotency key would).
 import type { FailureCode } from './schemas.ts';
 import type { RailReport, RailStatus, RailTransferOrder, TransferRail } from './rail.ts';
+import { revealAccountNumber } from '../masking.ts';
 
 /** The sandbox network's own statuses, as a real ACH switch would name them on the wire. */
 type SandboxWireStatus = 'ACCEPTED' | 'REJECTED_ACCOUNT_CLOSED' | 'SETTLED';
@@ -27,7 +28,7 @@ export class SandboxTransferRail implements TransferRail {
   readonly name = 'sandbox';
 
   async submit(order: RailTransferOrder): Promise<RailReport> {
-    const wire: SandboxWireStatus = order.accountNumber.endsWith(SANDBOX_CLOSED_ACCOUNT_SUFFIX) ? 'REJECTED_ACCOUNT_CLOSED' : 'ACCEPTED';
+    const wire: SandboxWireStatus = revealAccountNumber(order.accountNumber).endsWith(SANDBOX_CLOSED_ACCOUNT_SUFFIX) ? 'REJECTED_ACCOUNT_CLOSED' : 'ACCEPTED';
     return toReport(wire, order);
   }
 

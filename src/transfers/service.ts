@@ -11,7 +11,7 @@ import {
   refusalOutcome, runIdempotentEach, scopeKey, type IdempotencyScope, type IdempotentRequest, type IdempotentResult, type Outcome,
 } from '../idempotency/service.ts';
 import * as ledger from '../ledger/service.ts';
-import { maskAccountNumber } from '../masking.ts';
+import { FullAccountNumber, maskAccountNumber } from '../masking.ts';
 import { centavosToAmount, validatedCentavos, type Centavos } from '../money.ts';
 import { railIdempotencyKey, transferStatusOf, type RailReport, type RailTransferOrder, type TransferRail } from './rail.ts';
 import { SandboxTransferRail } from './sandbox-rail.ts';
@@ -118,7 +118,7 @@ export async function debitAndRecordTransfers(tx: Transaction, creations: Transf
     amountCentavos: request.amount_centavos,
     reference: request.reference,
     bankCode: request.destination.bank_code,
-    accountNumber: request.destination.account_number,
+    accountNumber: new FullAccountNumber(request.destination.account_number),
     accountTitular: request.destination.account_titular,
     now,
   })));

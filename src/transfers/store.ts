@@ -2,6 +2,7 @@
 // it changes the row only from the statuses the transition allows, and returns nothing otherwise.
 import type { Queryable } from '../db/database.ts';
 import type { FailureCode, TransferStatus } from './schemas.ts';
+import { FullAccountNumber, revealAccountNumber } from '../masking.ts';
 import type { Centavos } from '../money.ts';
 
 export interface TransferRow {
@@ -14,13 +15,20 @@ export interface TransferRow {
   reference: string | null;
   destination_type: 'bank_account';
   bank_code: number;
-  /** The full account number: never leaves the service unmasked. */
-  account_number: string;
+  /** The full account number: shows itself masked; only the rail opens it. */
+  account_number: FullAccountNumber;
   account_titular: string;
   failure_code: FailureCode | null;
   rail_reference: string | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A row as the database returns it: the account number still plain text. */
+type StoredTransfer = Omit<TransferRow, 'account_number'> & { account_number: string };
+
+function fromStored(row: StoredTransfer): TransferRow {
+  return { ...row, account_number: new FullAccountNumber(row.account_number) };
 }
 
 const TRANSFER_COLUMNS = `id, business_code, movement_id, status, amount_centavos, currency, reference, destination_type,
@@ -32,14 +40,14 @@ export interface NewTransfer {
   amountCentavos: Centavos;
   reference: string | null;
   bankCode: number;
-  accountNumber: string;
+  accountNumber: FullAccountNumber;
   accountTitular: string;
   now: Date;
 }
 
 /** Inserts PENDING transfers in one statement; ids follow the order given. */
 export async function insertTransfers(tx: Queryable, transfers: readonly NewTransfer[]): Promise<TransferRow[]> {
-  const { rows } = await tx.query<TransferRow>(
+  const { rows } = await tx.query<StoredTransfer>(
     `insert into transfers (business_code, movement_id, status, amount_centavos, reference, bank_code, account_number,
                             account_titular, created_at, updated_at)
      select business_code, movement_id, 'PENDING', amount_centavos, reference, bank_code, account_number, account_titular, at, at
@@ -49,28 +57,28 @@ export async function insertTransfers(tx: Queryable, transfers: readonly NewTran
      returning ${TRANSFER_COLUMNS}`,
     [
       transfers.map((t) => t.businessCode), transfers.map((t) => t.movementId), transfers.map((t) => t.amountCentavos),
-      transfers.map((t) => t.reference), transfers.map((t) => t.bankCode), transfers.map((t) => t.accountNumber),
+      transfers.map((t) => t.reference), transfers.map((t) => t.bankCode), transfers.map((t) => revealAccountNumber(t.accountNumber)),
       transfers.map((t) => t.accountTitular), transfers.map((t) => t.now.toISOString()),
     ],
   );
-  return rows;
+  return rows.map(fromStored);
 }
 
 export async function findTransfer(tx: Queryable, businessCode: number, id: number): Promise<TransferRow | undefined> {
-  const { rows } = await tx.query<TransferRow>(
+  const { rows } = await tx.query<StoredTransfer>(
     `select ${TRANSFER_COLUMNS} from transfers where id = $1::bigint and business_code = $2::bigint`,
     [id, businessCode],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }
 
 /** Reads a transfer and locks it until the transaction ends (the advance helper decides from what it reads). */
 export async function findTransferForUpdate(tx: Queryable, businessCode: number, id: number): Promise<TransferRow | undefined> {
-  const { rows } = await tx.query<TransferRow>(
+  const { rows } = await tx.query<StoredTransfer>(
     `select ${TRANSFER_COLUMNS} from transfers where id = $1::bigint and business_code = $2::bigint for update`,
     [id, businessCode],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }
 
 /** One page of a merchant's transfers, newest first. */
@@ -79,14 +87,14 @@ export async function listTransfersOfMerchant(
   businessCode: number,
   filter: { status: TransferStatus | null; limit: number; offset: number },
 ): Promise<TransferRow[]> {
-  const { rows } = await tx.query<TransferRow>(
+  const { rows } = await tx.query<StoredTransfer>(
     `select ${TRANSFER_COLUMNS} from transfers
       where business_code = $1::bigint and ($2::text is null or status = $2::text)
       order by created_at desc, id desc
       limit $3::integer offset $4::integer`,
     [businessCode, filter.status, filter.limit, filter.offset],
   );
-  return rows;
+  return rows.map(fromStored);
 }
 
 export async function countTransfersOfMerchant(tx: Queryable, businessCode: number, status: TransferStatus | null): Promise<number> {
@@ -99,13 +107,13 @@ export async function countTransfersOfMerchant(tx: Queryable, businessCode: numb
 
 /** PENDING → CANCELED, by the merchant. */
 export async function cancelPendingTransfer(tx: Queryable, businessCode: number, id: number, now: Date): Promise<TransferRow | undefined> {
-  const { rows } = await tx.query<TransferRow>(
+  const { rows } = await tx.query<StoredTransfer>(
     `update transfers set status = 'CANCELED', updated_at = $3::timestamptz
       where id = $1::bigint and business_code = $2::bigint and status = 'PENDING'
       returning ${TRANSFER_COLUMNS}`,
     [id, businessCode, now],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }
 
 /** PENDING → IN_TRANSIT: the rail accepted the transfer. */
@@ -116,24 +124,24 @@ export async function markTransferInTransit(
   railReference: string,
   now: Date,
 ): Promise<TransferRow | undefined> {
-  const { rows } = await tx.query<TransferRow>(
+  const { rows } = await tx.query<StoredTransfer>(
     `update transfers set status = 'IN_TRANSIT', rail_reference = $3::text, updated_at = $4::timestamptz
       where id = $1::bigint and business_code = $2::bigint and status = 'PENDING'
       returning ${TRANSFER_COLUMNS}`,
     [id, businessCode, railReference, now],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }
 
 /** IN_TRANSIT → COMPLETED: the funds reached the destination bank. */
 export async function markTransferCompleted(tx: Queryable, businessCode: number, id: number, now: Date): Promise<TransferRow | undefined> {
-  const { rows } = await tx.query<TransferRow>(
+  const { rows } = await tx.query<StoredTransfer>(
     `update transfers set status = 'COMPLETED', updated_at = $3::timestamptz
       where id = $1::bigint and business_code = $2::bigint and status = 'IN_TRANSIT'
       returning ${TRANSFER_COLUMNS}`,
     [id, businessCode, now],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }
 
 /** PENDING or IN_TRANSIT → FAILED with its reason. */
@@ -144,14 +152,14 @@ export async function markTransferFailed(
   failure: { failureCode: FailureCode; railReference: string | null },
   now: Date,
 ): Promise<TransferRow | undefined> {
-  const { rows } = await tx.query<TransferRow>(
+  const { rows } = await tx.query<StoredTransfer>(
     `update transfers set status = 'FAILED', failure_code = $3::text,
             rail_reference = coalesce($4::text, rail_reference), updated_at = $5::timestamptz
       where id = $1::bigint and business_code = $2::bigint and status in ('PENDING', 'IN_TRANSIT')
       returning ${TRANSFER_COLUMNS}`,
     [id, businessCode, failure.failureCode, failure.railReference, now],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }
 
 /**
@@ -163,7 +171,7 @@ export async function claimDueTransfer(
   tx: Queryable,
   due: { pendingBefore: Date; inTransitBefore: Date },
 ): Promise<TransferRow | undefined> {
-  const { rows } = await tx.query<TransferRow>(
+  const { rows } = await tx.query<StoredTransfer>(
     `select ${TRANSFER_COLUMNS} from transfers
       where status in ('PENDING', 'IN_TRANSIT')
         and updated_at <= greatest($1::timestamptz, $2::timestamptz)
@@ -173,5 +181,5 @@ export async function claimDueTransfer(
       for update skip locked`,
     [due.pendingBefore, due.inTransitBefore],
   );
-  return rows[0];
+  return rows[0] && fromStored(rows[0]);
 }

@@ -1,6 +1,5 @@
 // The transfers module's API views: pure functions from rows to the JSON the API answers and events carry
-// (docs/architecture.md#conventions). The destination account number is masked here, and only here.
-import { maskAccountNumber } from '../masking.ts';
+// (docs/architecture.md#conventions). The destination account number shows its masked form.
 import { centavosToAmount } from '../money.ts';
 import type { TransferResource } from './schemas.ts';
 import type { TransferRow } from './store.ts';
@@ -17,7 +16,7 @@ export function toTransferResource(row: TransferRow): TransferResource {
     destination: {
       type: 'bank_account',
       bank_code: row.bank_code,
-      account_number: maskAccountNumber(row.account_number),
+      account_number: row.account_number.masked,
       account_titular: row.account_titular,
     },
     failure_code: row.failure_code,

@@ -2,6 +2,7 @@
 // activation payment through the QR purpose hook, the fee-0 path, the done page's key shown once, cancel,
 // the 410s, and the partner's events carrying the metadata.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revealAccountNumber } from '../../src/masking.ts';
 import { findPayoutAccount } from '../../src/merchants/service.ts';
 import * as onboarding from '../../src/onboarding/service.ts';
 import * as qrs from '../../src/qr/service.ts';
@@ -121,9 +122,10 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     expect(balance.body.business_code).toBe(read.body.business_code);
     const merchant = await t.request('GET', `/admin/v1/merchants/${read.body.business_code}`);
     expect(merchant.body).toMatchObject({ name: 'Café Pérez', city: 'Cochabamba', mcc: '5812', ach_enabled: false, partner_id: partner.partnerId });
-    expect(await findPayoutAccount(t.db, read.body.business_code)).toEqual({ bankCode: 1001, accountNumber: '1000-2000-3456', accountHolder: 'Ana Pérez' });
+    const payout = await findPayoutAccount(t.db, read.body.business_code);
+    expect({ ...payout, accountNumber: revealAccountNumber(payout!.accountNumber) }).toEqual({ bankCode: 1001, accountNumber: '1000-2000-3456', accountHolder: 'Ana Pérez' });
     // the intent's own copy is masked once the flow is over; the merchant's payout account keeps the full number
-    expect((await onboarding.findIntentByToken(t.db, tokenOf(intent)))!.payout_account_number).toBe('**********3456');
+    expect(revealAccountNumber((await onboarding.findIntentByToken(t.db, tokenOf(intent)))!.payout_account_number!)).toBe('**********3456');
     for (const again of [await browser.get('/done'), await browser.get(), await browser.post('', VALID_FORM), await browser.post('/cancel')]) {
       expect(again.status).toBe(410);
       expect(again.text).toContain('already used');
@@ -228,7 +230,7 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
     const qr = (await qrs.findQrById(t.db, stored.activation_qr_id!))!.qr;
     expect(qr.status).toBe('CANCELED');
-    expect(stored.payout_account_number).toBe('**********3456');
+    expect(revealAccountNumber(stored.payout_account_number!)).toBe('**********3456');
     await expect(onboarding.simulateActivationPayment(t.context, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
     expect((await browser.post('/simulate-payment')).status).toBe(410);
   });
@@ -250,7 +252,8 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     expect(await platformAvailable()).toBe(platformBefore);
     expect((await readIntent(intent.code)).body).toMatchObject({ status: 'expired', business_code: null });
     await onboarding.sweepExpiredIntents(t.db, t.clock.now(), 1000);
-    expect((await onboarding.findIntentByToken(t.db, tokenOf(intent)))!).toMatchObject({ status: 'expired', payout_account_number: '**********3456' });
+    const expired = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
+    expect({ status: expired.status, payout_account_number: revealAccountNumber(expired.payout_account_number!) }).toEqual({ status: 'expired', payout_account_number: '**********3456' });
   });
 
   it('in live mode there is no simulate control and no simulate endpoint', async () => {

@@ -19,9 +19,10 @@ function sourceFiles(dir: string): string[] {
 /** Each file of src/ (relative, with /) and the src-relative paths it imports. */
 const graph = sourceFiles(SRC).map((file) => {
   const text = readFileSync(file, 'utf8');
+  const revealsAccountNumbers = /\brevealAccountNumber\(/.test(text);
   const imports = [...text.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'(\.[^']+)'/gms)]
     .map((match) => path.relative(SRC, path.resolve(path.dirname(file), match[1]!)).split(path.sep).join('/'));
-  return { file: path.relative(SRC, file).split(path.sep).join('/'), imports };
+  return { file: path.relative(SRC, file).split(path.sep).join('/'), imports, revealsAccountNumbers };
 });
 
 function violations(isFrom: (file: string) => boolean, isForbidden: (target: string) => boolean): string[] {
@@ -52,5 +53,11 @@ describe('the layers of src/', () => {
   it('lets only the entry points import the composition root and the app', () => {
     const entry = (file: string) => ['startup.ts', 'main.ts'].includes(file) || file.startsWith('cli/') || file.startsWith('http/');
     expect(violations((file) => !entry(file), (target) => target === 'composition.ts' || target === 'http/app.ts')).toEqual([]);
+  });
+
+  it('lets only stores (to write it) and rails (to pay to it) open a full account number', () => {
+    const openers = graph.filter(({ file, revealsAccountNumbers }) => revealsAccountNumbers && file !== 'masking.ts').map(({ file }) => file);
+    expect(openers.length).toBeGreaterThan(0);
+    expect(openers.filter((file) => !/(^|\/)(store|[a-z-]*rail)\.ts$/.test(file))).toEqual([]);
   });
 });

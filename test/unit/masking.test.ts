@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { maskAccountNumber } from '../../src/masking.ts';
+import { inspect } from 'node:util';
+import { FullAccountNumber, maskAccountNumber, revealAccountNumber } from '../../src/masking.ts';
 
 describe('maskAccountNumber (docs/api-reference.md#account-number-masking)', () => {
   it.each([
@@ -16,5 +17,21 @@ describe('maskAccountNumber (docs/api-reference.md#account-number-masking)', () 
   ])('%s → %s', (input, masked) => {
     expect(maskAccountNumber(input)).toBe(masked);
     expect(maskAccountNumber(input)).toHaveLength(input.length);
+  });
+});
+
+describe('FullAccountNumber', () => {
+  const number = new FullAccountNumber('20150123456789');
+
+  it('shows itself masked in JSON, in text and to util.inspect (a log line, a test diff)', () => {
+    expect(JSON.stringify({ account_number: number })).toBe('{"account_number":"**********6789"}');
+    expect(`${number}`).toBe('**********6789');
+    expect(inspect({ number })).not.toContain('20150123456789');
+    expect(number.masked).toBe('**********6789');
+  });
+
+  it('opens only through revealAccountNumber', () => {
+    expect(revealAccountNumber(number)).toBe('20150123456789');
+    expect(Object.values(number)).toEqual(['**********6789']);
   });
 });

@@ -5,6 +5,7 @@ import type { BankConfig } from '../../config.ts';
 import type { FieldError } from '../../kernel/errors.ts';
 import { formErrorsOf, type FormErrors as ErrorsOfForm } from '../../kernel/forms.ts';
 import { compileBodyCheck } from '../../kernel/validation.ts';
+import { FullAccountNumber } from '../../masking.ts';
 import { DEFAULT_CITY } from '../../merchants/service.ts';
 import { registrationFormSchema } from '../schemas.ts';
 import type { Registration } from '../store.ts';
@@ -73,7 +74,7 @@ export function registrationCheck(banks: readonly BankConfig[]) {
         city: values.city,
         mcc: mcc === '' ? null : mcc,
         payoutBankCode: Number(bankCode),
-        payoutAccountNumber: values.account_number,
+        payoutAccountNumber: new FullAccountNumber(values.account_number),
         payoutAccountHolder: values.account_holder,
       },
     };

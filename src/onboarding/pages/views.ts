@@ -2,7 +2,6 @@
 // with the first API key, and the 404 / 410 pages. Mobile-first, a label on every input, every piece of
 // data through escapeHtml; the shell, styles and CSP nonce are the hosted pages' kit (kernel/page-kit.ts).
 import type { BankConfig } from '../../config.ts';
-import { maskAccountNumber } from '../../masking.ts';
 import { formatCentavos, type Centavos } from '../../money.ts';
 import { escapeHtml, jsonForScript, pageShell } from '../../kernel/page-kit.ts';
 import { formatWallClock } from '../../time.ts';
@@ -175,7 +174,7 @@ ${sandbox ? `<section class="card sandbox" aria-labelledby="simulate-heading">
     <dt>City</dt><dd>${escapeHtml(intent.city ?? '')}</dd>
     <dt>Email</dt><dd>${escapeHtml(intent.email ?? '')}</dd>
     <dt>Payout to</dt><dd>${escapeHtml(bankName)}</dd>
-    <dt>Account</dt><dd data-field="account">${escapeHtml(maskAccountNumber(intent.payout_account_number ?? ''))}</dd>
+    <dt>Account</dt><dd data-field="account">${escapeHtml(intent.payout_account_number?.masked ?? '')}</dd>
     <dt>Holder</dt><dd>${escapeHtml(intent.payout_account_holder ?? '')}</dd>
   </dl>
   ${cancelForm(token, csrf)}
