@@ -77,6 +77,9 @@ async function eventById(db: Queryable, id: string): Promise<EventRow | undefine
   return rows[0];
 }
 
+/** The first page of an owner's events, as the events API reads them. */
+const FIRST_PAGE = { page: 1, perPage: 100 };
+
 describe.each(databaseKinds())('event outbox on %s', (kind) => {
   let database: TestDatabase;
   let watcher: Awaited<ReturnType<typeof watchEvents>> | null = null;
@@ -88,6 +91,7 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
     watcher = null;
   });
   afterAll(() => database.drop());
+  const listed = async (owner: EventOwner) => (await events.listEventPage(database.db, owner, null, FIRST_PAGE)).items;
 
   async function newMerchant(): Promise<number> {
     return database.db.transaction(async (tx) => (await createMerchant(tx, { name: 'Outbox Shop' }, 'sandbox', T0)).merchant.business_code);
@@ -159,7 +163,7 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
     expect(await eventById(database.db, emitted.id)).toEqual(emitted);
   });
 
-  it('listEventsOfOwner lists only that owner\'s events: a merchant and a partner with the same number are different owners', async () => {
+  it('listEventPage lists only that owner\'s events: a merchant and a partner with the same number are different owners', async () => {
     const businessCode = await newMerchant();
     const otherBusinessCode = await newMerchant();
     const merchant: EventOwner = { kind: 'merchant', businessCode };
@@ -172,14 +176,14 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
       await events.emit(tx, otherMerchant, 'transfer.created', { who: 'other' }, T0),
     ]);
 
-    expect((await eventsOfOwner(database.db, merchant)).map((e) => e.id)).toEqual([ofMerchant!.id]);
-    expect((await eventsOfOwner(database.db, partnerWithSameNumber)).map((e) => e.id)).toEqual([ofPartner!.id]);
-    expect((await eventsOfOwner(database.db, otherMerchant)).map((e) => e.id)).toEqual([ofOther!.id]);
-    expect(await eventsOfOwner(database.db, { kind: 'partner', partnerId: otherBusinessCode })).toEqual([]);
-    expect((await eventsOfOwner(database.db, partnerWithSameNumber))[0]).toMatchObject({ owner_kind: 'partner', owner_id: businessCode });
+    expect((await listed(merchant)).map((e) => e.id)).toEqual([ofMerchant!.id]);
+    expect((await listed(partnerWithSameNumber)).map((e) => e.id)).toEqual([ofPartner!.id]);
+    expect((await listed(otherMerchant)).map((e) => e.id)).toEqual([ofOther!.id]);
+    expect(await listed({ kind: 'partner', partnerId: otherBusinessCode })).toEqual([]);
+    expect((await listed(partnerWithSameNumber))[0]).toMatchObject({ owner_kind: 'partner', owner_id: businessCode });
   });
 
-  it('listEventsOfOwner lists newest first, and events of the same instant in the order they were written, newest first', async () => {
+  it('listEventPage lists newest first, and events of the same instant in the order they were written, newest first', async () => {
     const businessCode = await newMerchant();
     const owner: EventOwner = { kind: 'merchant', businessCode };
     const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -191,9 +195,9 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
     const third = await emitAt(at(60), 'third'); // same instant as `second`, written after it
     const backdated = await emitAt(at(-60), 'backdated'); // written last, but the oldest
 
-    const listed = await eventsOfOwner(database.db, owner);
-    expect(listed.map((e) => e.data.label)).toEqual(['third', 'second', 'first', 'backdated']);
-    expect(listed.map((e) => e.id)).toEqual([third.id, second.id, first.id, backdated.id]);
+    const page = await listed(owner);
+    expect(page.map((e) => e.data.label)).toEqual(['third', 'second', 'first', 'backdated']);
+    expect(page.map((e) => e.id)).toEqual([third.id, second.id, first.id, backdated.id]);
   });
 });
 
