@@ -46,7 +46,9 @@ export class QrReadModel {
    * unchanged for up to `waitSeconds` when asked. A poll answered from the cache without a wait returns
    * at once, not a promise: the common POS request waits on nothing.
    */
-  read(businessCode: number, qrId: string, request: { ifNoneMatch?: string; waitSeconds?: number }): QrReadAnswer | Promise<QrReadAnswer> {
+  read(businessCode: number, pathId: string, request: { ifNoneMatch?: string; waitSeconds?: number }): QrReadAnswer | Promise<QrReadAnswer> {
+    // Cached and notified under the id as stored (lower case); a path may spell the UUID in upper case.
+    const qrId = pathId.toLowerCase();
     const cached = this.watcher.cache.peek(qrId);
     if (cached && request.waitSeconds === undefined) return this.answer(ownedBy(businessCode, cached), this.context.clock.now(), request.ifNoneMatch);
     return this.readAndHold(businessCode, qrId, cached, request);

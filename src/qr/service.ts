@@ -226,7 +226,7 @@ export async function cancelQr(tx: Transaction, config: Pick<Config, 'publicBase
   }
   const found = (await store.findQrOfMerchant(tx, businessCode, qrId))!;
   await events.emit(tx, { kind: 'merchant', businessCode }, 'simple_qr.canceled', toQrEventView(config, found, now), now);
-  tx.notifyAfterCommit(QR_CHANGED_CHANNEL, qrId);
+  tx.notifyAfterCommit(QR_CHANGED_CHANNEL, found.qr.id); // the id as stored: the path's may differ in case
   return found;
 }
 

@@ -106,6 +106,19 @@ describe.each(databaseKinds())('simple QR expiry, cancel and list on %s', (kind)
     expect(owned.filter((e) => e.type === 'simple_qr.canceled' && (e.data as { id: string }).id === qr.id)).toHaveLength(1);
   });
 
+  it('shows a cancel at once to the next read, whatever the case of the id in either path', async () => {
+    for (const [cancelId, readId] of [['upper', 'lower'], ['lower', 'upper'], ['upper', 'upper']] as const) {
+      const qr = await createQr(t, merchant);
+      const spelled = (which: 'upper' | 'lower') => (which === 'upper' ? qr.id.toUpperCase() : qr.id);
+      const before = await t.request('GET', `/api/v2/simple-qrs/${spelled(readId)}`, { apiKey: merchant.apiKey });
+      expect(before.body.status).toBe('ACTIVE'); // now in the read cache
+      const canceled = await t.request('POST', `/api/v2/simple-qrs/${spelled(cancelId)}/cancel`, { apiKey: merchant.apiKey });
+      expect(canceled.status).toBe(200);
+      const after = await t.request('GET', `/api/v2/simple-qrs/${spelled(readId)}`, { apiKey: merchant.apiKey });
+      expect({ cancelId, readId, status: after.body.status }).toEqual({ cancelId, readId, status: 'CANCELED' });
+    }
+  });
+
   it('refuses to cancel a PAID QR', async () => {
     const qr = await createQr(t, merchant);
     expect((await pay(t, merchant, qr.id)).status).toBe(201);
