@@ -1,5 +1,5 @@
-// What every benchmark needs of its PostgreSQL server: a scratch database's URL, and one-off admin SQL
-// (create / drop the scratch database) on a connection of its own.
+// What every benchmark needs of its PostgreSQL server beyond a scratch database's URL (src/db/url.ts):
+// one-off admin SQL (create / drop the scratch database) on a connection of its own.
 import pg from 'pg';
 
 

@@ -20,7 +20,7 @@ export class Fleet {
   readonly all: ServiceProcess[] = [];
   private readonly generations = new Map<string, number>();
 
-  constructor(private readonly ctx: ScenarioContext, private readonly scope: Scope, private readonly databaseUrl: string) {
+  constructor(private readonly ctx: ScenarioContext, scope: Scope, private readonly databaseUrl: string) {
     scope.defer('kill service processes', async () => {
       await Promise.all(this.all.filter((p) => p.alive).map((p) => p.kill9()));
     });

@@ -1,8 +1,8 @@
 // The composition root of the application's parts: the one place that knows every capability's
-// registries and caches, and wires them into the AppContext that main.ts, the CLI, the workers and the
-// tests all use. Capabilities never import this file.
+// registries and caches, and wires them into the AppContext that startup.ts (the HTTP app and the
+// workers), the CLI and the tests all use. Capabilities never import this file.
 import type { AppContext, BaseContext } from './context.ts';
-import { MerchantProfileCache } from './merchants/profile-cache.ts';
+import { MerchantDisplayCache } from './merchants/display-cache.ts';
 import { ACTIVATION_PURPOSE, completeByActivationPayment } from './onboarding/service.ts';
 import { PaymentPurposes, type PaymentPurposeHandler } from './qr/purposes.ts';
 
@@ -15,6 +15,6 @@ export function createAppContext(base: BaseContext, options: ComposeOptions = {}
   return {
     ...base,
     purposes: new PaymentPurposes({ [ACTIVATION_PURPOSE]: completeByActivationPayment, ...options.purposes }),
-    merchantProfiles: new MerchantProfileCache(),
+    merchantDisplays: new MerchantDisplayCache(),
   };
 }

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import type { MerchantProfileCache } from './merchants/profile-cache.ts';
+import type { MerchantDisplayCache } from './merchants/display-cache.ts';
 import type { PaymentPurposes } from './qr/purposes.ts';
 import type { Clock } from './time.ts';
 
@@ -19,7 +19,7 @@ export interface AppContext extends BaseContext {
   /** Handlers of the internal QR purposes (qr/purposes.ts). */
   purposes: PaymentPurposes;
   /** Merchant name, city and MCC for QR payloads and pages. */
-  merchantProfiles: MerchantProfileCache;
+  merchantDisplays: MerchantDisplayCache;
 }
 
 /** A capability's routes: a typed plugin registered by the composition root (src/http/app.ts). */

@@ -13,21 +13,28 @@ export function maskAccountNumber(accountNumber: string): string {
   return '*'.repeat(accountNumber.length - visible) + accountNumber.slice(accountNumber.length - visible);
 }
 
-const digitsOf = new WeakMap<FullAccountNumber, string>();
+/** Set once by FullAccountNumber's static block: the only reader of its private digits. */
+let digitsOf: (accountNumber: FullAccountNumber) => string;
 
 /**
  * A full bank account number, as the database keeps it. It shows itself masked wherever it goes — in
  * JSON, in a template string, in a log line, in a test's diff — so no view, event or log can carry the
- * number by accident: the compiler sees a FullAccountNumber, not a string. Only revealAccountNumber opens
- * it, and only the stores (to write it) and the rails (to pay to it) may call that
- * (test/unit/layers.test.ts checks who imports it).
+ * number by accident: the compiler sees a FullAccountNumber, not a string, and the private field makes
+ * the type nominal (no look-alike object passes). Only revealAccountNumber opens it, and only the stores
+ * (to write it) and the rails (to pay to it) may call that (test/unit/layers.test.ts checks who does).
  */
 export class FullAccountNumber {
-  /** The masked form, and the only field: two numbers compare equal in tests when their masks do. */
+  readonly #digits: string;
+  /** The masked form, and the only enumerable field: two numbers compare equal in tests when their masks do. */
   readonly masked: string;
 
+  static {
+    digitsOf = (accountNumber) => accountNumber.#digits;
+  }
+
   constructor(digits: string) {
-    digitsOf.set(this, digits);
+    if (digits.includes('*')) throw new Error('a masked account number is not a full one');
+    this.#digits = digits;
     this.masked = maskAccountNumber(digits);
   }
 
@@ -44,7 +51,7 @@ export class FullAccountNumber {
   }
 }
 
-/** The number itself: for a store that writes it and a rail that pays to it, nowhere else. */
+/** The number itself: for a store that writes it and a rail that pays to it, nowhere else. Throws for a copy or a look-alike. */
 export function revealAccountNumber(accountNumber: FullAccountNumber): string {
-  return digitsOf.get(accountNumber)!;
+  return digitsOf(accountNumber);
 }

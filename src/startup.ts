@@ -6,7 +6,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
-import type { AppContext } from './context.ts';
 import { isDatabaseUnavailable, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';

@@ -17,7 +17,9 @@ export interface Transaction extends Queryable {
   /**
    * Runs `hook` once this transaction has committed, before the transaction call returns; never if it
    * rolls back. For effects that must not be seen before the commit (a wake-up, a metric of committed
-   * work); a hook that throws is reported, not thrown.
+   * work); a hook that throws is reported, not thrown. A hook added inside a savepoint that is rolled back
+   * to still runs if the transaction commits: add hooks after the savepoint's work is settled, or only
+   * for effects that tolerate it (a wake-up).
    */
   afterCommit(hook: () => void): void;
   /**

@@ -86,7 +86,13 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
     },
     async listen(channel, handler) {
       const stopLocal = notifier.listenLocally(channel, handler);
-      const unlisten = await pglite.listen(channel, handler);
+      let unlisten: () => Promise<void>;
+      try {
+        unlisten = await pglite.listen(channel, handler);
+      } catch (error) {
+        stopLocal(); // no unlisten reaches the caller: leave nothing behind
+        throw error;
+      }
       return async () => {
         stopLocal();
         await unlisten();

@@ -150,7 +150,13 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     },
     async listen(channel, handler, onReconnect) {
       const stopLocal = notifier.listenLocally(channel, handler);
-      const stopRemote = await listener.subscribe(channel, handler, onReconnect);
+      let stopRemote: () => Promise<void>;
+      try {
+        stopRemote = await listener.subscribe(channel, handler, onReconnect);
+      } catch (error) {
+        stopLocal(); // no unlisten reaches the caller: leave nothing behind
+        throw error;
+      }
       return async () => {
         stopLocal();
         await stopRemote();

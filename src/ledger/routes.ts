@@ -1,5 +1,5 @@
 // Balance routes of the merchant API (docs/api-reference.md#balance-and-movements).
-import type { AppContext, CapabilityRoutes } from '../context.ts';
+import type { CapabilityRoutes } from '../context.ts';
 import { merchantOf } from '../kernel/principal.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import { PageSchema, pageBody, pageRequest } from '../kernel/pagination.ts';

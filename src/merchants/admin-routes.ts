@@ -1,7 +1,7 @@
 // Operator API under /admin/v1 (docs/api-reference.md#operator-api): partners, merchants, keys, suspension, the ACH module and
 // the ledger check. Only registered when ADMIN_TOKEN is set; every route needs `Authorization: Bearer`.
 import { Type } from '@sinclair/typebox';
-import type { AppContext, CapabilityRoutes } from '../context.ts';
+import type { CapabilityRoutes } from '../context.ts';
 import { errorResponses } from '../kernel/schemas.ts';
 import { LedgerCheckSchema } from '../ledger/schemas.ts';
 import * as ledger from '../ledger/service.ts';

@@ -1,6 +1,6 @@
 // Onboarding intent routes of the partner API (docs/api-reference.md#create-an-intent, docs/api-reference.md#read-an-intent) and the hosted flow's pages. HTTP only:
 // schema in, one service call, schema out.
-import type { AppContext, CapabilityRoutes } from '../context.ts';
+import type { CapabilityRoutes } from '../context.ts';
 import { partnerOf } from '../kernel/principal.ts';
 import { requiredIdempotencyScopeOf, sendIdempotentResult } from '../idempotency/http.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';

@@ -13,11 +13,10 @@ import { FullAccountNumber } from '../masking.ts';
 import * as merchants from '../merchants/service.ts';
 import type { PurposePayment } from '../qr/purposes.ts';
 import * as qrs from '../qr/service.ts';
-import type { CreateIntentBody, IntentView } from './schemas.ts';
-import { effectiveStatus } from './state.ts';
+import type { CreateIntentBody } from './schemas.ts';
 import * as store from './store.ts';
 import { toIntentView } from './views.ts';
-import type { IntentRow, IntentStatus, Metadata, Registration } from './store.ts';
+import type { IntentRow, Metadata, Registration } from './store.ts';
 
 export type { IntentRow, IntentStatus, Metadata, Registration } from './store.ts';
 
@@ -128,7 +127,7 @@ export type SubmitOutcome =
  * with a fee of 0 — creates the merchant and completes the intent in the same transaction.
  */
 export async function submitRegistration(
-  context: Pick<AppContext, 'db' | 'config' | 'merchantProfiles'>,
+  context: Pick<AppContext, 'db' | 'config' | 'merchantDisplays'>,
   token: string,
   registration: Registration,
   flowSecret: string,
@@ -165,6 +164,9 @@ export async function submitRegistration(
  * guarded transition decides: a second completer finds the intent no longer open and rolls back.
  */
 async function completeWithMerchant(tx: Transaction, intent: IntentRow, now: Date): Promise<IntentRow> {
+  // An open intent with a registration holds the full number (the database's submission check and the
+  // masking of closed intents only); a masked copy must never become a payout account.
+  if (intent.payout_account_number === null) throw new Error(`intent ${intent.code} has no full payout account number to complete with`);
   const merchant = await merchants.createRegisteredMerchant(tx, {
     name: intent.trade_name!,
     city: intent.city!,
@@ -174,7 +176,7 @@ async function completeWithMerchant(tx: Transaction, intent: IntentRow, now: Dat
     profile: { legalName: intent.legal_name!, taxId: intent.tax_id!, email: intent.email!, phone: intent.phone! },
     payoutAccount: {
       bankCode: intent.payout_bank_code!,
-      accountNumber: intent.payout_account_number!,
+      accountNumber: intent.payout_account_number,
       accountHolder: intent.payout_account_holder!,
     },
   }, now);

@@ -24,8 +24,13 @@ export interface IntentRow {
   city: string | null;
   mcc: string | null;
   payout_bank_code: number | null;
-  /** Full while the intent is open; once it is closed the stored copy is the masked form (service.ts forgetFullAccountNumber). */
+  /**
+   * The payout account number while the intent still holds it in full (from the form until it closes);
+   * null before the form, and once the closed intent's copy is masked (service.ts forgetFullAccountNumber).
+   */
   payout_account_number: FullAccountNumber | null;
+  /** The masked form, whichever copy is stored (null before the form). */
+  payout_account_masked: string | null;
   payout_account_holder: string | null;
   submitted_at: Date | null;
   browser_binding_hash: string | null;
@@ -40,10 +45,13 @@ export interface IntentRow {
 }
 
 /** A row as the database returns it: the account number still plain text. */
-type StoredIntent = Omit<IntentRow, 'payout_account_number'> & { payout_account_number: string | null };
+type StoredIntent = Omit<IntentRow, 'payout_account_number' | 'payout_account_masked'> & { payout_account_number: string | null };
 
+/** A masked copy stays a masked string: only a full number becomes a FullAccountNumber. */
 function fromStored(row: StoredIntent): IntentRow {
-  return { ...row, payout_account_number: row.payout_account_number === null ? null : new FullAccountNumber(row.payout_account_number) };
+  const stored = row.payout_account_number;
+  const full = stored === null || stored.includes('*') ? null : new FullAccountNumber(stored);
+  return { ...row, payout_account_number: full, payout_account_masked: full?.masked ?? stored };
 }
 
 const INTENT_COLUMNS = `code, partner_id, token, status, success_url, cancel_url, metadata, legal_name, trade_name, tax_id,

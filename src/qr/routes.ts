@@ -3,17 +3,16 @@
 // schema out. The routes own the lifetimes of the render pool and the read model (started with the app,
 // stopped with it); the machinery lives in png.ts and read-model.ts.
 import { Type } from '@sinclair/typebox';
-import type { AppContext, CapabilityRoutes } from '../context.ts';
+import type { CapabilityRoutes } from '../context.ts';
 import { merchantOf } from '../kernel/principal.ts';
 import { idempotencyScopeOf, sendIdempotentResult } from '../idempotency/http.ts';
 import { pageBody, pageRequest } from '../kernel/pagination.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
-import { validatedCentavos } from '../money.ts';
 import { RenderPool } from './png.ts';
 import { sandboxRail } from './rail.ts';
 import {
   CreateQrBody, GetQrQuery, ListPaymentsQuery, ListQrsQuery, PaymentPageSchema, PaymentSchema, QrIdParams, QrPageSchema,
-  QR_AMOUNT_BOUNDS, QrSchema, SandboxPaymentBody, type QrView,
+  QrSchema, SandboxPaymentBody, type QrView,
 } from './schemas.ts';
 import * as qrs from './service.ts';
 import { toPaymentView, toQrView } from './views.ts';
@@ -137,7 +136,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
       const notice = sandboxRail.toNotice({
         qrId: request.params.id,
         businessCode,
-        amountCentavos: body.amount === undefined ? null : validatedCentavos(body.amount, QR_AMOUNT_BOUNDS),
+        amountCentavos: qrs.qrAmountCentavos(body.amount),
         sourceBank: body.source_bank,
         accountNumber: body.account_number,
         accountTitular: body.account_titular,

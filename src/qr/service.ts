@@ -74,19 +74,24 @@ export function checkCreateInput(input: CreateQrInput, now: Date, serviceTimeZon
   return { ...input, expiresAt, qrExpirationWallClock };
 }
 
+/** A QR or payment amount its schema accepted, in centavos; null when the request left it out. */
+export function qrAmountCentavos(amount: number | string | undefined): Centavos | null {
+  return amount === undefined ? null : validatedCentavos(amount, QR_AMOUNT_BOUNDS);
+}
+
 /** What making a QR needs of the app: the public base URL for its link, the merchant's name, city and MCC. */
-export type QrMakingContext = Pick<AppContext, 'config' | 'merchantProfiles'>;
+export type QrMakingContext = Pick<AppContext, 'config' | 'merchantDisplays'>;
 
 /** Everything of a new QR except the database write: id, token, payload and image. */
 async function prepareQr(
   db: Queryable,
-  { config, merchantProfiles }: QrMakingContext,
+  { config, merchantDisplays }: QrMakingContext,
   businessCode: number,
   input: CheckedCreateQrInput,
   purpose: string | null,
   render: RenderQrImage,
 ): Promise<store.NewQr> {
-  const merchant = await merchantProfiles.get(db, businessCode);
+  const merchant = await merchantDisplays.get(db, businessCode);
   const payToken = randomBase62(22);
   const qrPayload = buildEmvPayload({
     isMultiUse: input.isMultiUse,
@@ -135,13 +140,13 @@ export interface CreateQrRequest {
  * never holds a connection — then one insert, replayed for a repeated Idempotency-Key.
  */
 export async function createQr(
-  context: Pick<AppContext, 'db' | 'config' | 'merchantProfiles'>,
+  context: Pick<AppContext, 'db' | 'config' | 'merchantDisplays'>,
   { businessCode, body, idempotency }: CreateQrRequest,
   now: Date,
   render: RenderQrImage = renderInline,
 ): Promise<IdempotentResult> {
   const input: CreateQrInput = {
-    amountCentavos: body.amount === undefined ? null : validatedCentavos(body.amount, QR_AMOUNT_BOUNDS),
+    amountCentavos: qrAmountCentavos(body.amount),
     modifyAmount: body.modify_amount ?? false,
     isMultiUse: body.is_multi_use ?? false,
     description: body.description ?? null,

@@ -92,9 +92,9 @@ export interface NewQr {
 export class PayTokenTakenError extends Error {}
 
 /**
- * Inserts a new QR and returns its row as written. Every column is given — none is left to a default — so
- * the row is built here rather than read back: `returning` the ~2 KB row (image included) made the main
- * thread parse it on every create.
+ * Inserts a new QR and returns its row as written: the caller's values, the starting values as constants,
+ * the payment columns left null. The row is built here rather than read back: `returning` the ~2 KB row
+ * (image included) made the main thread parse it on every create.
  */
 export async function insertQr(tx: Queryable, qr: NewQr, now: Date): Promise<QrRow> {
   const row: QrRow = {

@@ -1,5 +1,5 @@
 // Transfer routes (docs/api-reference.md#transfers): HTTP only — schema in, one service call, schema out.
-import type { AppContext, CapabilityRoutes } from '../context.ts';
+import type { CapabilityRoutes } from '../context.ts';
 import { merchantOf } from '../kernel/principal.ts';
 import { requiredIdempotencyScopeOf, sendIdempotentResult } from '../idempotency/http.ts';
 import { pageBody, pageRequest } from '../kernel/pagination.ts';

@@ -12,7 +12,7 @@ import {
 } from '../idempotency/service.ts';
 import * as ledger from '../ledger/service.ts';
 import { FullAccountNumber, maskAccountNumber } from '../masking.ts';
-import { centavosToAmount, validatedCentavos, type Centavos } from '../money.ts';
+import { validatedCentavos, type Centavos } from '../money.ts';
 import { railIdempotencyKey, transferStatusOf, type RailReport, type RailTransferOrder, type TransferRail } from './rail.ts';
 import { SandboxTransferRail } from './sandbox-rail.ts';
 import {
@@ -40,6 +40,11 @@ export interface CreateTransferRequest {
   amount_centavos: Centavos;
   currency: 'BOB';
   reference: string | null;
+  /**
+   * The full account number stays text here: this is the canonical request the idempotency fingerprint
+   * hashes, and two accounts with the same mask must not share a fingerprint. It becomes a
+   * FullAccountNumber where it is stored (debitAndRecordTransfers).
+   */
   destination: { type: 'bank_account'; bank_code: number; account_number: string; account_titular: string };
 }
 

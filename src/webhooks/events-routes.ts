@@ -2,7 +2,7 @@
 // lives in the webhooks module because attempts and redelivery are delivery facts; events themselves are
 // read through the events service.
 import { Type } from '@sinclair/typebox';
-import type { AppContext, CapabilityRoutes } from '../context.ts';
+import type { CapabilityRoutes } from '../context.ts';
 import * as events from '../events/service.ts';
 import { PageSchema, pageBody, pageRequest } from '../kernel/pagination.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';

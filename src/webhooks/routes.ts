@@ -1,7 +1,7 @@
 // Webhook endpoints API (docs/api-reference.md#webhooks-and-events): merchants with their API key, partners with their master key. The
 // signing secret is shown on create and rotate-secret only.
 import { Type } from '@sinclair/typebox';
-import type { AppContext, CapabilityRoutes } from '../context.ts';
+import type { CapabilityRoutes } from '../context.ts';
 import { PageSchema, pageBody, pageRequest } from '../kernel/pagination.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import * as schemas from './schemas.ts';

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkerRunner } from '../../src/workers/runner.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
-import * as events from '../../src/events/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';

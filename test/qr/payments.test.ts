@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as events from '../../src/events/service.ts';
 import { createQrWithPurpose, type QrRow } from '../../src/qr/service.ts';
 import type { PaymentPurposeHandler } from '../../src/qr/purposes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

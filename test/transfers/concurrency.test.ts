@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import * as events from '../../src/events/service.ts';
 import * as ledger from '../../src/ledger/service.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

@@ -3,7 +3,6 @@
 // inside a batch costs the others nothing.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as events from '../../src/events/service.ts';
 import * as ledger from '../../src/ledger/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as events from '../../src/events/service.ts';
 import * as ledger from '../../src/ledger/service.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

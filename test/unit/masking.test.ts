@@ -34,4 +34,9 @@ describe('FullAccountNumber', () => {
     expect(revealAccountNumber(number)).toBe('20150123456789');
     expect(Object.values(number)).toEqual(['**********6789']);
   });
+
+  it('refuses a masked number, and a copy or look-alike cannot be opened', () => {
+    expect(() => new FullAccountNumber('**********6789')).toThrow();
+    expect(() => revealAccountNumber({ ...number } as FullAccountNumber)).toThrow(TypeError);
+  });
 });

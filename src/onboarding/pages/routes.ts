@@ -3,7 +3,7 @@
 // answers 410; an unknown token 404. Post/redirect/get after every successful POST.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext, CapabilityRoutes } from '../../context.ts';
+import type { CapabilityRoutes } from '../../context.ts';
 import { acceptFormPostsOnly } from '../../kernel/forms.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import { sendPage } from '../../kernel/page-kit.ts';

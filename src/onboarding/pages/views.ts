@@ -174,7 +174,7 @@ ${sandbox ? `<section class="card sandbox" aria-labelledby="simulate-heading">
     <dt>City</dt><dd>${escapeHtml(intent.city ?? '')}</dd>
     <dt>Email</dt><dd>${escapeHtml(intent.email ?? '')}</dd>
     <dt>Payout to</dt><dd>${escapeHtml(bankName)}</dd>
-    <dt>Account</dt><dd data-field="account">${escapeHtml(intent.payout_account_number?.masked ?? '')}</dd>
+    <dt>Account</dt><dd data-field="account">${escapeHtml(intent.payout_account_masked ?? '')}</dd>
     <dt>Holder</dt><dd>${escapeHtml(intent.payout_account_holder ?? '')}</dd>
   </dl>
   ${cancelForm(token, csrf)}

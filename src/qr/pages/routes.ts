@@ -8,10 +8,8 @@ import { sendPage } from '../../kernel/page-kit.ts';
 import { compileBodyCheck } from '../../kernel/validation.ts';
 import { ApiError, notFound } from '../../kernel/errors.ts';
 import { errorResponses, StrictObject } from '../../kernel/schemas.ts';
-import * as merchants from '../../merchants/service.ts';
-import { validatedCentavos } from '../../money.ts';
 import { sandboxRail } from '../rail.ts';
-import { QR_AMOUNT_BOUNDS, SandboxPaymentForm } from '../schemas.ts';
+import { SandboxPaymentForm } from '../schemas.ts';
 import * as qrs from '../service.ts';
 import { ifNoneMatchHits } from '../state.ts';
 import type { QrWithLastPayment } from '../service.ts';
@@ -46,7 +44,7 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
   const showPage = async (reply: FastifyReply, token: string, status = 200, form?: SimulateFormState) => {
     const found = await watcher.readByPayToken(token);
     if (!found) return sendPage(reply, 404, renderNotFoundPage);
-    const merchant = await merchants.getMerchant(db, found.qr.business_code);
+    const merchant = await context.merchantDisplays.get(db, found.qr.business_code);
     return sendPage(reply, status, (nonce) => renderPayPage({
       found, merchant, now: clock.now(), zone: config.serviceTimeZone, sandbox, nonce, form,
     }));
@@ -101,7 +99,7 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
     const submitted = found.qr.modify_amount && amount !== '' ? { ...payer, amount } : payer;
     const errors = formErrorsOf(checkPayForm(submitted), values, (field) => PAY_FORM_MESSAGES[field]);
     if (Object.keys(errors).length > 0) return showPage(reply, token, 422, { values, errors });
-    const amountCentavos = 'amount' in submitted ? validatedCentavos(submitted.amount, QR_AMOUNT_BOUNDS) : null;
+    const amountCentavos = qrs.qrAmountCentavos('amount' in submitted ? submitted.amount : undefined);
     try {
       await qrs.receivePayment(context, sandboxRail.toNotice({
         qrId: found.qr.id, businessCode: null, amountCentavos,

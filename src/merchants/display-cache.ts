@@ -4,7 +4,7 @@
 import type { Queryable } from '../db/database.ts';
 import { getMerchant } from './service.ts';
 
-export interface MerchantProfile {
+export interface MerchantDisplay {
   name: string;
   city: string;
   mcc: string;
@@ -14,17 +14,17 @@ const TTL_MS = 60_000;
 /** Past this many merchants the cache starts afresh (a profile then costs one read again). */
 const MAX_ENTRIES = 10_000;
 
-export class MerchantProfileCache {
-  private readonly entries = new Map<number, { profile: MerchantProfile; expiresAtMs: number }>();
+export class MerchantDisplayCache {
+  private readonly entries = new Map<number, { display: MerchantDisplay; expiresAtMs: number }>();
 
-  /** The profile of `businessCode`, read through `db` (the caller's transaction or the database) on a miss; 404 when unknown. */
-  async get(db: Queryable, businessCode: number): Promise<MerchantProfile> {
+  /** What `businessCode` shows, read through `db` (the caller's transaction or the database) on a miss; 404 when unknown. */
+  async get(db: Queryable, businessCode: number): Promise<MerchantDisplay> {
     const cached = this.entries.get(businessCode);
-    if (cached && cached.expiresAtMs > performance.now()) return cached.profile;
+    if (cached && cached.expiresAtMs > performance.now()) return cached.display;
     const { name, city, mcc } = await getMerchant(db, businessCode);
-    const profile = { name, city, mcc };
+    const display = { name, city, mcc };
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(businessCode, { profile, expiresAtMs: performance.now() + TTL_MS });
-    return profile;
+    this.entries.set(businessCode, { display, expiresAtMs: performance.now() + TTL_MS });
+    return display;
   }
 }
