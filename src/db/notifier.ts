@@ -34,6 +34,28 @@ export class CoalescingNotifier {
     };
   }
 
+  /**
+   * Subscribes `handler` in this process and, through `subscribeRemote`, to the database's deliveries;
+   * the one function returned removes both. A failed remote subscription leaves nothing behind.
+   */
+  async listen(
+    channel: string,
+    handler: NotificationHandler,
+    subscribeRemote: () => Promise<() => Promise<void>>,
+  ): Promise<() => Promise<void>> {
+    const stopLocal = this.listenLocally(channel, handler);
+    try {
+      const stopRemote = await subscribeRemote();
+      return async () => {
+        stopLocal();
+        await stopRemote();
+      };
+    } catch (error) {
+      stopLocal();
+      throw error;
+    }
+  }
+
   notify(channel: string, payload = ''): void {
     for (const handler of [...(this.localListeners.get(channel) ?? [])]) {
       // A listener's failure is its own: the change it hears of has committed, and other listeners must hear too.

@@ -84,20 +84,12 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
       if (!pgliteTx) throw new Error('executeScript needs a transaction of this database');
       await pgliteTx.exec(sql);
     },
-    async listen(channel, handler) {
-      const stopLocal = notifier.listenLocally(channel, handler);
-      let unlisten: () => Promise<void>;
-      try {
-        unlisten = await pglite.listen(channel, handler);
-      } catch (error) {
-        stopLocal(); // no unlisten reaches the caller: leave nothing behind
-        throw error;
-      }
+    listen: (channel, handler) => notifier.listen(channel, handler, async () => {
+      const unlisten = await pglite.listen(channel, handler);
       return async () => {
-        stopLocal();
         await unlisten();
       };
-    },
+    }),
     notify: (channel, payload) => notifier.notify(channel, payload),
     flushNotifications: () => notifier.flush(),
     async close() {

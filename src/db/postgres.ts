@@ -148,20 +148,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       // Without parameters, pg uses the simple query protocol, which runs several statements.
       await tx.query(sql);
     },
-    async listen(channel, handler, onReconnect) {
-      const stopLocal = notifier.listenLocally(channel, handler);
-      let stopRemote: () => Promise<void>;
-      try {
-        stopRemote = await listener.subscribe(channel, handler, onReconnect);
-      } catch (error) {
-        stopLocal(); // no unlisten reaches the caller: leave nothing behind
-        throw error;
-      }
-      return async () => {
-        stopLocal();
-        await stopRemote();
-      };
-    },
+    listen: (channel, handler, onReconnect) => notifier.listen(channel, handler, () => listener.subscribe(channel, handler, onReconnect)),
     notify: (channel, payload) => notifier.notify(channel, payload),
     flushNotifications: () => notifier.flush(),
     async close() {
