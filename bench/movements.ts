@@ -18,6 +18,7 @@ import { openPostgres } from '../src/db/postgres.ts';
 import * as merchants from '../src/merchants/service.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { adminQuery } from './scratch-database.ts';
+import { waitUntilReady } from './ready.ts';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const databaseName = 'mps_bench_movements';
@@ -80,6 +81,7 @@ async function startService(url: string): Promise<ChildProcess> {
   child.stdout!.on('data', (chunk) => (output += chunk));
   for (let i = 0; i < 200 && !output.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 100));
   if (!output.includes('listening on')) throw new Error(`service did not start:\n${output}`);
+  await waitUntilReady(`http://127.0.0.1:${port}`);
   return child;
 }
 

@@ -11,6 +11,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { adminQuery } from './scratch-database.ts';
 import QRCode from 'qrcode';
+import { waitUntilReady } from './ready.ts';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const seconds = Number(process.argv[2] ?? 5);
@@ -91,6 +92,7 @@ async function main(): Promise<void> {
       ADMIN_TOKEN, PUBLIC_BASE_URL: 'https://pay.example.com', MODE: 'sandbox',
     }, /listening on/);
     children.push(service);
+    await waitUntilReady(`http://127.0.0.1:${SERVICE_PORT}`);
     const merchant = await json('POST', '/admin/v1/merchants', { name: 'Bench Tienda Pérez', city: 'La Paz' }, { authorization: `Bearer ${ADMIN_TOKEN}` });
     const key = { 'x-api-key': merchant.api_key as string };
     const createBody = JSON.stringify({ business_code: merchant.business_code, amount: 150.5, description: 'Order 42', qr_expiration: '+1d' });

@@ -20,6 +20,7 @@ import { openPostgres } from '../src/db/postgres.ts';
 import * as ledger from '../src/ledger/service.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { centavos } from '../src/money.ts';
+import { waitUntilReady } from './ready.ts';
 
 const run = promisify(execFile);
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -54,14 +55,13 @@ async function startService(databaseUrl: string): Promise<ChildProcess> {
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let attempt = 0; attempt < 200; attempt++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/healthz`)).ok) return child;
-    } catch { /* not up yet */ }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await waitUntilReady(`http://127.0.0.1:${PORT}`);
+    return child;
+  } catch (error) {
+    child.kill();
+    throw error;
   }
-  child.kill();
-  throw new Error('the service did not start');
 }
 
 async function createMerchants(count: number): Promise<Merchant[]> {
