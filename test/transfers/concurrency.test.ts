@@ -182,9 +182,15 @@ async function holdBalance(url: string | undefined, businessCode: number) {
   await client.query('begin');
   await client.query('select * from balances where business_code = $1 for update', [businessCode]);
   return {
-    /** Resolves once some other session holds an advisory lock: a request has claimed its Idempotency-Key. */
+    /**
+     * Resolves once another session holds an advisory lock in this test's database: a request has claimed
+     * its Idempotency-Key. pg_locks is server-wide, and other test files hold advisory locks in their own
+     * databases at the same time: counting theirs let the second request start before the first had its key.
+     */
     waitForAdvisoryLock: () => waitUntil(async () => {
-      const { rows } = await client.query(`select count(*)::int as held from pg_locks where locktype = 'advisory' and granted and pid <> pg_backend_pid()`);
+      const { rows } = await client.query(`select count(*)::int as held from pg_locks
+        where locktype = 'advisory' and granted and pid <> pg_backend_pid()
+          and database = (select oid from pg_database where datname = current_database())`);
       return rows[0].held > 0;
     }),
     release: () => client.query('commit'),
