@@ -38,6 +38,8 @@ export interface Config {
   adminToken: string | null;
   serviceTimeZone: string;
   onboardingIntentTtlMs: number;
+  /** How old a payment may be and still be refunded (REFUND_WINDOW). */
+  refundWindowMs: number;
   onboardingActivationFeeCentavos: Centavos;
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
@@ -104,6 +106,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     'an IANA time zone such as America/La_Paz');
   const onboardingIntentTtlMs = read('ONBOARDING_INTENT_TTL', '120m', positiveDuration,
     'a duration such as 30m, 2h (units ms, s, m, h, d), greater than zero');
+  const refundWindowMs = read('REFUND_WINDOW', '180d', positiveDuration,
+    'a duration such as 180d or 12h (units ms, s, m, h, d), greater than zero');
   const onboardingActivationFeeCentavos = read('ONBOARDING_ACTIVATION_FEE', '10.00', (t) => {
     const parsed = parseAmount(t, { min: 0, max: 10_000_000 });
     return parsed.ok ? parsed.centavos : null;
@@ -141,7 +145,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port, host, database, databaseQueryTimeoutMs, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
-    onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
+    refundWindowMs, onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
     rateLimit, publicRateLimit, trustProxy, metricsToken, role, banks, logLevel,
   };
 }

@@ -11,7 +11,7 @@ import { openDatabase } from '../db/open.ts';
 import { ApiError } from '../kernel/errors.ts';
 import { fieldErrorsFromAjv, validatorCompiler } from '../kernel/validation.ts';
 import * as ledger from '../ledger/service.ts';
-import { toInvariantReportView } from '../ledger/views.ts';
+import { toLedgerReportView } from '../ledger/views.ts';
 import * as schemas from '../merchants/schemas.ts';
 import * as merchants from '../merchants/service.ts';
 import { toApiKeyListing, toCreatedPartnerView, toMerchantView, toPartnerView } from '../merchants/views.ts';
@@ -37,7 +37,7 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
                                             key for QRs and their payments only); shown once
   key list BUSINESS_CODE                    list a merchant's API keys (prefixes only)
   key revoke KEY_PREFIX                     revoke a merchant key or master key
-  ledger check                              recompute the balance invariant; exit 3 on a mismatch
+  ledger check                              prove the books close (docs/journal.md); exit 3 on a mismatch
 
 The database is the service's: DATABASE_URL (PostgreSQL) or the embedded one in DATA_DIR. An embedded
 database can be open in one process only: stop the service before using the CLI on it.`;
@@ -149,8 +149,8 @@ function parseCommand(argv: string[]): Command {
     }
     case 'ledger check':
       return async ({ db }) => {
-        const report = await db.transaction((tx) => ledger.checkInvariant(tx));
-        return { output: toInvariantReportView(report), exitCode: report.violations.length === 0 ? 0 : 3 };
+        const view = toLedgerReportView(await ledger.checkLedger(db));
+        return { output: view, exitCode: view.ok ? 0 : 3 };
       };
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'no command given');

@@ -20,6 +20,8 @@ export const ERROR_CATALOGUE = {
   QR_NOT_PAYABLE: { status: 409, type: 'business_logic_error', message: 'This QR does not accept payments.' },
   QR_NOT_CANCELABLE: { status: 409, type: 'business_logic_error', message: 'This QR is already paid or canceled.' },
   TRANSFER_NOT_CANCELABLE: { status: 409, type: 'business_logic_error', message: 'Only a PENDING transfer can be canceled.' },
+  REFUND_EXCEEDS_PAYMENT: { status: 409, type: 'business_logic_error', message: 'The refund is more than what is left to refund of the payment.' },
+  REFUND_WINDOW_CLOSED: { status: 409, type: 'business_logic_error', message: 'The payment is older than the refund window.' },
   PAYLOAD_TOO_LARGE: { status: 413, type: 'invalid_request_error', message: 'The request body is too large (at most 64 KiB; 8 KiB for a hosted page\'s form).' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, type: 'invalid_request_error', message: 'Send the body as application/json (a hosted page takes a form post).' },
   VALIDATION_FAILED: { status: 422, type: 'validation_error', message: 'The request has invalid fields; see errors.' },

@@ -10,10 +10,16 @@ export const BalanceSchema = Type.Object({
   pending_out: Type.Number({ description: 'Transfers debited but still PENDING or IN_TRANSIT, as a positive amount', example: 100 }),
 });
 
-/** The operator's ledger check (docs/api-reference.md#balance-invariant for every merchant). */
+/** The operator's ledger check (docs/journal.md#the-ledger-check). */
 export const LedgerCheckSchema = Type.Object({
+  ok: Type.Boolean({ description: 'True when every proof holds: no violation and no problem' }),
   balances_checked: Type.Integer(),
-  ok: Type.Boolean(),
+  entries_checked: Type.Integer(),
+  problems: Type.Array(Type.Object({
+    check: StringEnum(['entry_balanced', 'account_balance', 'running_balance', 'movement_journal', 'statement_bucket']),
+    business_code: Type.Integer(),
+    detail: Type.String(),
+  }), { description: 'What the journal, the balance heads, the movements and the statement buckets disagree on (at most 100 per proof)' }),
   violations: Type.Array(Type.Object({
     business_code: Type.Integer(),
     available: Type.Number(),
@@ -25,7 +31,7 @@ export const LedgerCheckSchema = Type.Object({
 
 export const MovementsQuery = StrictObject({
   ...PaginationQueryProperties,
-  type: Type.Optional(StringEnum(['all', 'payment', 'transfer'], { default: 'all', description: 'Which movements to list' })),
+  type: Type.Optional(StringEnum(['all', 'payment', 'transfer', 'refund'], { default: 'all', description: 'Which movements to list' })),
   before_id: Type.Optional(PositiveId({
     description: 'Only movements with id < before_id, in data and meta: pin it (one above the newest id seen) for pages that do not shift while new movements arrive',
   })),
@@ -50,11 +56,11 @@ const DestinationSchema = Type.Object({
 
 export const MovementSchema = Type.Object({
   id: Type.Integer(),
-  type: StringEnum(['payment', 'transfer']),
-  amount: Type.Number({ description: 'Positive for a payment, negative for a transfer', example: 150.5 }),
+  type: StringEnum(['payment', 'transfer', 'refund']),
+  amount: Type.Number({ description: 'Positive for a payment, negative for a transfer or a refund', example: 150.5 }),
   currency: Type.Literal('BOB'),
   status: StringEnum(['PENDING', 'IN_TRANSIT', 'COMPLETED', 'FAILED', 'CANCELED'], {
-    description: 'A payment is COMPLETED; a transfer\'s movement mirrors the transfer',
+    description: 'A payment is COMPLETED; a transfer\'s or refund\'s movement mirrors it',
   }),
   reference: Type.Union([Type.String(), Type.Null()]),
   date: Timestamp('When the movement was recorded'),

@@ -1,15 +1,22 @@
-// The ledger core: every centavo that moves goes through credit, debit or settle, inside the caller's
-// transaction, so a state change, its movement and its balance update commit together (docs/architecture.md, rule 2).
-import type { Queryable, Transaction } from '../db/database.ts';
+// The ledger core: every centavo that moves goes through this module, inside the caller's transaction, as
+// one balanced journal entry posted by one statement (docs/journal.md): the state change that caused it,
+// its entry, its movement and its event commit together (docs/architecture.md, rule 2).
+import type { Database, Queryable, Transaction } from '../db/database.ts';
 import { ApiError, notFound } from '../kernel/errors.ts';
+import * as checks from './check-store.ts';
+import type { EntryKind } from './entries.ts';
+import * as history from './history-store.ts';
+import type { MovementFilter, MovementRow } from './history-store.ts';
 import * as store from './store.ts';
-import type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus } from './store.ts';
+import type { BalanceRow, EntryRequest, NewMovement } from './store.ts';
 import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
 import { centavos, type Centavos } from '../money.ts';
 
-export type { BalanceRow, InvariantRow, MovementFilter, MovementRow, MovementStatus, MovementType } from './store.ts';
+export type { BalanceRow } from './store.ts';
+export type { InvariantRow, LedgerProblem } from './check-store.ts';
+export type { MovementFilter, MovementRow, MovementStatus, MovementType } from './history-store.ts';
 
-/** Thrown when a caller asks for a movement change the ledger does not allow (a bug in the caller, not bad input). */
+/** Thrown when a caller asks for a change the ledger does not allow (a bug in the caller, not bad input). */
 export class LedgerError extends Error {
   constructor(message: string) {
     super(message);
@@ -39,34 +46,26 @@ export interface TransferSnapshot {
   destination: { type: 'bank_account'; bank_code: number; account_number: string; account_titular: string };
 }
 
-export interface CreditRequest {
+/** A change that opens a movement: who, how much, when, and what the movement shows. */
+export interface OpeningRequest extends NewMovement {
   businessCode: number;
   amountCentavos: Centavos;
-  reference: string | null;
-  /** What the movement shows (masked payer details); stored with it. */
-  snapshot: Record<string, unknown>;
   now: Date;
+}
+
+export interface CreditRequest extends OpeningRequest {
+  /** `activation_fee` for the platform's own merchant account collecting onboarding fees; else `payment`. */
+  kind?: 'payment' | 'activation_fee';
 }
 
 /** Records an incoming payment: a COMPLETED `payment` movement and the same amount added to `available`. */
 export async function credit(tx: Transaction, request: CreditRequest): Promise<MovementRow> {
-  assertPositiveCentavos(request.amountCentavos);
-  const balance = await store.addToAvailable(tx, request.businessCode, { availableCentavos: request.amountCentavos, pendingOutCentavos: centavos(0) }, request.now);
-  if (!balance) throw new LedgerError(`merchant ${request.businessCode} has no balance`);
-  const movement = await store.insertMovement(tx, {
-    businessCode: request.businessCode,
-    type: 'payment',
-    amountCentavos: request.amountCentavos,
-    status: 'COMPLETED',
-    reference: request.reference,
-    snapshot: request.snapshot,
-  }, request.now);
-  // Counted in the same transaction, so a history page's `total` never needs a count(*).
-  await store.incrementMovementCounter(tx, request.businessCode, 'payment');
-  return movement;
+  const [posted] = await post(tx, [opening(request.kind ?? 'payment', request)], { waitForLocks: true });
+  if (posted!.outcome !== 'posted') throw new LedgerError(`a payment to merchant ${request.businessCode} was refused: ${posted!.outcome}`);
+  return posted!.movement!;
 }
 
-export type DebitRequest = store.TransferDebit;
+export type DebitRequest = OpeningRequest;
 
 /**
  * Records an outgoing transfer: moves the amount from `available` to `pending_out` and writes a PENDING
@@ -88,61 +87,69 @@ export async function debit(tx: Transaction, request: DebitRequest): Promise<Mov
  * up every other merchant, and the caller retries each debit alone.
  */
 export async function debitEach(tx: Transaction, requests: readonly DebitRequest[]): Promise<Array<MovementRow | null>> {
+  const posted = await post(tx, requests.map((request) => opening('transfer', request)), { waitForLocks: requests.length === 1 });
+  return posted.map((entry) => (entry.outcome === 'posted' ? entry.movement : null));
+}
+
+/**
+ * Records a refund: moves the amount from `available` back towards the payer through the QR rail and
+ * writes a PENDING `refund` movement with a negative amount; null, having written nothing, when
+ * `available` does not cover it.
+ */
+export async function debitForRefund(tx: Transaction, request: OpeningRequest): Promise<MovementRow | null> {
+  const [posted] = await post(tx, [opening('refund', request)], { waitForLocks: true });
+  return posted!.outcome === 'posted' ? posted!.movement : null;
+}
+
+/** How a transfer or refund ended, as far as money goes. */
+export type Closing = 'transfer_settlement' | 'transfer_return' | 'refund_return';
+
+/**
+ * Closes the movement `movementId` opened: a transfer the bank settled leaves `pending_out` for ACH; one
+ * that failed or was canceled returns to `available`; a refund the rail could not pay returns to
+ * `available`. Dated `now`, never an edit of the day the movement was opened. The database takes at most
+ * one closing entry per movement, so funds can never come back twice.
+ */
+export async function close(tx: Transaction, request: { businessCode: number; movementId: number; kind: Closing; now: Date }): Promise<void> {
+  const movement = await history.findMovement(tx, request.businessCode, request.movementId);
+  if (!movement) throw new LedgerError(`movement ${request.movementId} of merchant ${request.businessCode} does not exist`);
+  const expectedType = request.kind === 'refund_return' ? 'refund' : 'transfer';
+  if (movement.type !== expectedType) throw new LedgerError(`a ${request.kind} cannot close ${movement.type} movement ${movement.id}`);
+  const [posted] = await post(tx, [{
+    businessCode: request.businessCode,
+    kind: request.kind,
+    amountCentavos: centavos(-movement.amount_centavos),
+    movement: { id: movement.id },
+    now: request.now,
+  }], { waitForLocks: true });
+  if (posted!.outcome !== 'posted') throw new LedgerError(`closing movement ${movement.id} was refused: ${posted!.outcome}`);
+}
+
+function opening(kind: EntryKind, request: OpeningRequest): EntryRequest {
+  return {
+    businessCode: request.businessCode,
+    kind,
+    amountCentavos: request.amountCentavos,
+    movement: { reference: request.reference, snapshot: request.snapshot },
+    now: request.now,
+  };
+}
+
+/** Posts entries, at most one per merchant: the store's statement changes a balance row once. */
+async function post(tx: Transaction, entries: EntryRequest[], options: { waitForLocks: boolean }): Promise<store.PostedEntry[]> {
   const merchants = new Set<number>();
-  for (const request of requests) {
-    assertPositiveCentavos(request.amountCentavos);
-    if (merchants.has(request.businessCode)) throw new LedgerError(`merchant ${request.businessCode} is debited twice in one call`);
-    merchants.add(request.businessCode);
+  for (const entry of entries) {
+    if (!Number.isSafeInteger(entry.amountCentavos) || entry.amountCentavos <= 0) {
+      throw new LedgerError(`amount must be a positive whole number of centavos, got ${entry.amountCentavos}`);
+    }
+    if (merchants.has(entry.businessCode)) throw new LedgerError(`merchant ${entry.businessCode} is posted to twice in one call`);
+    merchants.add(entry.businessCode);
   }
-  const rows = await store.debitAndRecordTransfers(tx, requests, { waitForLocks: requests.length === 1 });
-  return rows.map((row, i) => {
-    if (row.outcome === 'no_balance') throw new LedgerError(`merchant ${requests[i]!.businessCode} has no balance`);
-    return row.outcome === 'debited' ? row.movement : null;
+  const posted = await store.postEntries(tx, entries, options);
+  posted.forEach((entry, i) => {
+    if (entry.outcome === 'no_balance') throw new LedgerError(`merchant ${entries[i]!.businessCode} has no balance`);
   });
-}
-
-/**
- * The transfer lifecycle of docs/api-reference.md#transfer-lifecycle, as the statuses a movement may be settled from: PENDING →
- * IN_TRANSIT → COMPLETED; PENDING or IN_TRANSIT → FAILED; only PENDING → CANCELED (a transfer the bank
- * already has cannot be taken back). COMPLETED, FAILED and CANCELED are final.
- */
-const SETTLE_FROM = {
-  IN_TRANSIT: ['PENDING'],
-  COMPLETED: ['IN_TRANSIT'],
-  FAILED: ['PENDING', 'IN_TRANSIT'],
-  CANCELED: ['PENDING'],
-} as const satisfies Record<Exclude<MovementStatus, 'PENDING'>, readonly MovementStatus[]>;
-
-export interface SettleRequest {
-  businessCode: number;
-  movementId: number;
-  /** IN_TRANSIT keeps the funds pending; COMPLETED releases them from `pending_out`; FAILED and CANCELED return them to `available`. */
-  status: Exclude<MovementStatus, 'PENDING'>;
-  now: Date;
-}
-
-/**
- * Moves an open (PENDING or IN_TRANSIT) movement to its next status, in place: no second row, so the
- * invariant of docs/api-reference.md#balance-invariant stays a plain sum. Funds return exactly once, because only an open movement
- * can be settled and the status update is guarded.
- */
-export async function settle(tx: Transaction, request: SettleRequest): Promise<MovementRow> {
-  const movement = await store.updateMovementStatus(tx, request.businessCode, request.movementId, SETTLE_FROM[request.status], request.status, request.now);
-  if (!movement) {
-    const current = await store.findMovement(tx, request.businessCode, request.movementId);
-    throw new LedgerError(
-      current
-        ? `movement ${request.movementId} is ${current.status} and cannot become ${request.status}`
-        : `movement ${request.movementId} of merchant ${request.businessCode} does not exist`,
-    );
-  }
-  const pendingAmount = centavos(-movement.amount_centavos); // transfers carry negative amounts
-  if (request.status === 'COMPLETED') {
-    await store.addToAvailable(tx, request.businessCode, { availableCentavos: centavos(0), pendingOutCentavos: centavos(-pendingAmount) }, request.now);
-  } else if (request.status === 'FAILED' || request.status === 'CANCELED') {
-    await store.addToAvailable(tx, request.businessCode, { availableCentavos: pendingAmount, pendingOutCentavos: centavos(-pendingAmount) }, request.now);
-  }
-  return movement;
+  return posted;
 }
 
 /**
@@ -152,31 +159,50 @@ export async function settle(tx: Transaction, request: SettleRequest): Promise<M
  * through a short index walk).
  */
 export async function listMovements(db: Queryable, filter: MovementFilter, page: PageRequest): Promise<Page<MovementRow>> {
-  const total = await store.countMovements(db, filter);
+  const total = await history.countMovements(db, filter);
   const skip = pageWindow(page).offset;
   if (skip >= total) return { items: [], total };
   const limit = Math.min(page.perPage, total - skip);
   const skipFromOldest = total - skip - limit;
   const movements = skipFromOldest < skip
-    ? await store.findMovementsPage(db, filter, { skip: skipFromOldest, limit, fromOldest: true })
-    : await store.findMovementsPage(db, filter, { skip, limit, fromOldest: false });
+    ? await history.findMovementsPage(db, filter, { skip: skipFromOldest, limit, fromOldest: true })
+    : await history.findMovementsPage(db, filter, { skip, limit, fromOldest: false });
   return { items: movements, total };
 }
 
-export interface InvariantReport {
+export interface LedgerReport {
   balancesChecked: number;
-  violations: InvariantRow[];
+  entriesChecked: number;
+  /** Balances that break the invariant of docs/api-reference.md#balance-invariant. */
+  violations: checks.InvariantRow[];
+  /** Everything else the journal and the movements disagree on (docs/journal.md#the-ledger-check). */
+  problems: checks.LedgerProblem[];
 }
 
-/** Recomputes the invariant of docs/api-reference.md#balance-invariant for every merchant; `violations` is empty when the ledger is right. */
-export async function checkInvariant(tx: Transaction): Promise<InvariantReport> {
-  const balancesChecked = await store.countBalances(tx);
-  const violations = await store.findInvariantViolations(tx);
-  return { balancesChecked, violations };
+/**
+ * The ledger check: every entry balanced; every account's postings sum to its head and each posting's
+ * balance_after is its running sum; the invariant of docs/api-reference.md#balance-invariant; every
+ * movement agrees with its journal entries; every statement bucket with its postings. Empty lists mean
+ * the books close. Every query reads one REPEATABLE READ snapshot, so a payment committed while the check
+ * runs can never look like a disagreement.
+ */
+export async function checkLedger(db: Database): Promise<LedgerReport> {
+  return db.transaction(async (tx) => {
+    await tx.query('set transaction isolation level repeatable read, read only');
+    return checkInSnapshot(tx);
+  });
 }
 
-function assertPositiveCentavos(amountCentavos: number): void {
-  if (!Number.isSafeInteger(amountCentavos) || amountCentavos <= 0) {
-    throw new LedgerError(`amount must be a positive whole number of centavos, got ${amountCentavos}`);
-  }
+async function checkInSnapshot(tx: Transaction): Promise<LedgerReport> {
+  const balancesChecked = await checks.countBalances(tx);
+  const entriesChecked = await checks.countEntries(tx);
+  const violations = await checks.findInvariantViolations(tx);
+  const problems = [
+    ...await checks.findUnbalancedEntries(tx),
+    ...await checks.findAccountMismatches(tx),
+    ...await checks.findRunningBalanceBreaks(tx),
+    ...await checks.findMovementJournalMismatches(tx),
+    ...await checks.findBucketMismatches(tx),
+  ];
+  return { balancesChecked, entriesChecked, violations, problems };
 }

@@ -1,22 +1,10 @@
-// SQL of balances, movements and movement counters. Every balance change is one guarded UPDATE.
+// SQL of balances and the journal. Every change of money is one statement, postEntries: it moves the
+// balance heads, writes the movement a change opens, the journal entry and its postings, the statement
+// bucket and the movement counter — so none of them can exist without the others (docs/journal.md).
 import type { Queryable } from '../db/database.ts';
 import type { Centavos } from '../money.ts';
-
-export type MovementType = 'payment' | 'transfer';
-export type MovementStatus = 'PENDING' | 'IN_TRANSIT' | 'COMPLETED' | 'FAILED' | 'CANCELED';
-
-export interface MovementRow {
-  id: number;
-  business_code: number;
-  type: MovementType;
-  amount_centavos: Centavos;
-  currency: string;
-  status: MovementStatus;
-  reference: string | null;
-  snapshot: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
+import { ACCOUNTS, ENTRY_SHAPES, legAmount, type EntryKind } from './entries.ts';
+import type { MovementRow, MovementType } from './history-store.ts';
 
 export interface BalanceRow {
   business_code: number;
@@ -26,7 +14,6 @@ export interface BalanceRow {
   updated_at: Date;
 }
 
-const MOVEMENT_COLUMNS = 'id, business_code, type, amount_centavos, currency, status, reference, snapshot, created_at, updated_at';
 const BALANCE_COLUMNS = 'business_code, currency, available_centavos, pending_out_centavos, updated_at';
 
 export async function insertBalance(tx: Queryable, businessCode: number, now: Date): Promise<void> {
@@ -41,249 +28,171 @@ export async function findBalance(tx: Queryable, businessCode: number): Promise<
   return rows[0];
 }
 
-/** Adds to `available` (a payment, or funds returned by a failed or canceled transfer leaving `pending_out`). */
-export async function addToAvailable(
-  tx: Queryable,
-  businessCode: number,
-  amounts: { availableCentavos: Centavos; pendingOutCentavos: Centavos },
-  now: Date,
-): Promise<BalanceRow | undefined> {
-  const { rows } = await tx.query<BalanceRow>(
-    `update balances
-        set available_centavos = available_centavos + $2::bigint,
-            pending_out_centavos = pending_out_centavos + $3::bigint,
-            updated_at = $4::timestamptz
-      where business_code = $1::bigint
-      returning ${BALANCE_COLUMNS}`,
-    [businessCode, amounts.availableCentavos, amounts.pendingOutCentavos, now],
-  );
-  return rows[0];
-}
-
-/** One debit of `debitAndRecordTransfers`. */
-export interface TransferDebit {
-  businessCode: number;
-  amountCentavos: Centavos;
+/** What a change that opens a movement shows in the history: its reference and masked details. */
+export interface NewMovement {
   reference: string | null;
   snapshot: Record<string, unknown>;
+}
+
+/** One journal entry to post. */
+export interface EntryRequest {
+  businessCode: number;
+  kind: EntryKind;
+  /** Positive; the entry's shape (entries.ts) says which accounts it debits and credits. */
+  amountCentavos: Centavos;
+  /** The movement this entry opens (kinds that open one) or belongs to (kinds that settle one). */
+  movement: NewMovement | { id: number };
   now: Date;
 }
 
-/** What became of one debit: its PENDING movement, or why there is none. */
-export type TransferDebitRow =
-  | { outcome: 'debited'; movement: MovementRow }
+/** What became of one entry: posted (with its movement when it opened one), or why not. */
+export type PostedEntry =
+  | { outcome: 'posted'; entryId: number; movementId: number; movement: MovementRow | null }
   | { outcome: 'insufficient_funds' }
   | { outcome: 'no_balance' };
 
 /**
- * Debits several balances (one per merchant) in one statement: for each, moves `amount` from `available`
- * to `pending_out` only if `available` covers it, writes its PENDING `transfer` movement (negative amount)
- * and counts it. Results come back in request order.
+ * Posts entries for several merchants (one entry per merchant) in one statement; results in request order.
  *
- * The balances are locked in business_code order first, so two statements debiting overlapping sets can
- * never deadlock. The UPDATE's row lock serializes concurrent debits of one balance and READ COMMITTED
- * re-evaluates `available >= amount` on the newest version after the lock, so N concurrent debits can
- * never overdraw; the CHECK `balances_available_nonnegative` stands behind it. A refused debit writes
- * nothing. One UPDATE changes a row once, hence one debit per merchant per call (the caller's rule).
+ * The balances are locked in business_code order first, so two statements posting to overlapping sets
+ * can never deadlock. The UPDATE's row lock serializes a merchant's changes and READ COMMITTED re-checks
+ * the guard — no merchant account below zero — on the newest version after the lock, so N concurrent
+ * debits can never overdraw; the CHECKs on balances stand behind it. An entry the guard refuses writes
+ * nothing. Postings carry each account's balance after them, read from the heads this statement set; the
+ * posting time is never earlier than the merchant's previous one (`greatest` with the head's updated_at),
+ * so an account's postings are in time order even when two instances' clocks differ by a little.
  *
  * Without `waitForLocks`, a balance another transaction holds fails the statement at once (SQLSTATE
  * 55P03) instead of keeping every other merchant of the call waiting behind it.
  */
-export async function debitAndRecordTransfers(
+export async function postEntries(
   tx: Queryable,
-  debits: readonly TransferDebit[],
+  entries: readonly EntryRequest[],
   { waitForLocks }: { waitForLocks: boolean },
-): Promise<TransferDebitRow[]> {
-  const { rows } = await tx.query<MovementRow & { has_balance: boolean; debited: boolean }>(
+): Promise<PostedEntry[]> {
+  const opened = entries.map((e) => ('id' in e.movement ? null : e.movement));
+  const { rows } = await tx.query<{
+    has_balance: boolean; entry_id: number | null; movement_id: number | null;
+    new_movement_id: number | null; type: MovementType; amount_centavos: Centavos; currency: string;
+    reference: string | null; snapshot: Record<string, unknown>; created_at: Date;
+  }>(
     `with request as (
-       select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::jsonb[], $5::timestamptz[]) with ordinality
-         as r(business_code, amount_centavos, reference, snapshot, at, ord)
+       select * from unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::jsonb[],
+                            $8::timestamptz[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::text[])
+         with ordinality as r(business_code, kind, movement_id, movement_type, movement_amount, reference, snapshot,
+                              at, d_available, d_pending_out, d_qr_clearing, d_ach_clearing, statement_column, ord)
      ), locked as (
        select business_code from balances where business_code in (select business_code from request)
         order by business_code for no key update${waitForLocks ? '' : ' nowait'}
-     ), debited as (
+     ), updated as (
        update balances b
-          set available_centavos = b.available_centavos - r.amount_centavos,
-              pending_out_centavos = b.pending_out_centavos + r.amount_centavos,
-              updated_at = r.at
+          set available_centavos = b.available_centavos + r.d_available,
+              pending_out_centavos = b.pending_out_centavos + r.d_pending_out,
+              qr_clearing_centavos = b.qr_clearing_centavos + r.d_qr_clearing,
+              ach_clearing_centavos = b.ach_clearing_centavos + r.d_ach_clearing,
+              updated_at = greatest(b.updated_at, r.at)
          from request r
         where b.business_code = r.business_code and b.business_code in (select business_code from locked)
-          and b.available_centavos >= r.amount_centavos
-       returning b.business_code
+          and b.available_centavos + r.d_available >= 0 and b.pending_out_centavos + r.d_pending_out >= 0
+       returning b.business_code, b.available_centavos, b.pending_out_centavos, b.qr_clearing_centavos,
+                 b.ach_clearing_centavos, b.updated_at as posted_at
      ), moved as (
-       insert into movements (business_code, type, amount_centavos, status, reference, snapshot, created_at, updated_at)
-       select r.business_code, 'transfer', -r.amount_centavos, 'PENDING', r.reference, r.snapshot, r.at, r.at
-         from request r join debited d on d.business_code = r.business_code
+       insert into movements (business_code, type, amount_centavos, reference, snapshot, created_at)
+       select r.business_code, r.movement_type, r.movement_amount, r.reference, r.snapshot, r.at
+         from request r join updated u on u.business_code = r.business_code
+        where r.movement_type is not null
         order by r.ord
-       returning ${MOVEMENT_COLUMNS}
+       returning id, business_code, type, amount_centavos, currency, reference, snapshot, created_at
+     ), entered as (
+       insert into journal_entries (business_code, kind, movement_id, posted_at)
+       select r.business_code, r.kind, coalesce(r.movement_id, m.id), u.posted_at
+         from request r join updated u on u.business_code = r.business_code
+         left join moved m on m.business_code = r.business_code
+        order by r.ord
+       returning id, business_code, movement_id
+     ), posted as (
+       insert into journal_postings (entry_id, business_code, account, amount_centavos, balance_after_centavos, posted_at)
+       select e.id, e.business_code, leg.account, leg.amount, leg.balance_after, u.posted_at
+         from entered e
+         join request r on r.business_code = e.business_code
+         join updated u on u.business_code = e.business_code
+        cross join lateral (values
+          ('available', r.d_available, u.available_centavos),
+          ('pending_out', r.d_pending_out, u.pending_out_centavos),
+          ('qr_clearing', r.d_qr_clearing, u.qr_clearing_centavos),
+          ('ach_clearing', r.d_ach_clearing, u.ach_clearing_centavos)) as leg(account, amount, balance_after)
+        where leg.amount <> 0
+     ), bucketed as (
+       insert into ledger_buckets (business_code, bucket_start, payments_count, payments_centavos, refunds_count,
+                                   refunds_centavos, transfers_count, transfers_centavos, returns_count, returns_centavos,
+                                   fees_count, fees_centavos, closing_centavos)
+       select r.business_code, date_bin('15 minutes', u.posted_at, timestamptz '2000-01-01 00:00:00+00'),
+              (r.statement_column = 'payments')::int, case when r.statement_column = 'payments' then r.d_available else 0 end,
+              (r.statement_column = 'refunds')::int, case when r.statement_column = 'refunds' then r.d_available else 0 end,
+              (r.statement_column = 'transfers')::int, case when r.statement_column = 'transfers' then r.d_available else 0 end,
+              (r.statement_column = 'returns')::int, case when r.statement_column = 'returns' then r.d_available else 0 end,
+              (r.statement_column = 'fees')::int, case when r.statement_column = 'fees' then r.d_available else 0 end,
+              u.available_centavos
+         from request r join updated u on u.business_code = r.business_code
+        where r.statement_column is not null
+       on conflict (business_code, bucket_start) do update set
+         payments_count = ledger_buckets.payments_count + excluded.payments_count,
+         payments_centavos = ledger_buckets.payments_centavos + excluded.payments_centavos,
+         refunds_count = ledger_buckets.refunds_count + excluded.refunds_count,
+         refunds_centavos = ledger_buckets.refunds_centavos + excluded.refunds_centavos,
+         transfers_count = ledger_buckets.transfers_count + excluded.transfers_count,
+         transfers_centavos = ledger_buckets.transfers_centavos + excluded.transfers_centavos,
+         returns_count = ledger_buckets.returns_count + excluded.returns_count,
+         returns_centavos = ledger_buckets.returns_centavos + excluded.returns_centavos,
+         fees_count = ledger_buckets.fees_count + excluded.fees_count,
+         fees_centavos = ledger_buckets.fees_centavos + excluded.fees_centavos,
+         closing_centavos = excluded.closing_centavos
      ), counted as (
        insert into movement_counters (business_code, type, movement_count)
-       select business_code, 'transfer', 1 from moved
+       select business_code, type, 1 from moved
        on conflict (business_code, type) do update set movement_count = movement_counters.movement_count + 1
      )
-     select l.business_code is not null as has_balance, m.id is not null as debited,
-            m.id, r.business_code, m.type, m.amount_centavos, m.currency, m.status, m.reference, m.snapshot, m.created_at, m.updated_at
+     select l.business_code is not null as has_balance, e.id as entry_id, e.movement_id,
+            m.id as new_movement_id, m.type, m.amount_centavos, m.currency, m.reference, m.snapshot, m.created_at
        from request r
        left join locked l on l.business_code = r.business_code
+       left join entered e on e.business_code = r.business_code
        left join moved m on m.business_code = r.business_code
       order by r.ord`,
     [
-      debits.map((d) => d.businessCode),
-      debits.map((d) => d.amountCentavos),
-      debits.map((d) => d.reference),
-      debits.map((d) => JSON.stringify(d.snapshot)),
-      debits.map((d) => d.now.toISOString()),
+      entries.map((e) => e.businessCode),
+      entries.map((e) => e.kind),
+      entries.map((e) => ('id' in e.movement ? e.movement.id : null)),
+      entries.map((e) => ENTRY_SHAPES[e.kind].opens),
+      entries.map((e) => movementAmount(e)),
+      opened.map((m) => m?.reference ?? null),
+      opened.map((m) => (m ? JSON.stringify(m.snapshot) : null)),
+      entries.map((e) => e.now.toISOString()),
+      ...ACCOUNTS.map((account) => entries.map((e) => legAmount(e.kind, account, e.amountCentavos))),
+      entries.map((e) => ENTRY_SHAPES[e.kind].statementColumn),
     ],
   );
-  return rows.map(({ has_balance: hasBalance, debited, ...movement }) => {
-    if (debited) return { outcome: 'debited', movement };
-    return hasBalance ? { outcome: 'insufficient_funds' } : { outcome: 'no_balance' };
+  return rows.map((row, i): PostedEntry => {
+    if (row.entry_id === null) return row.has_balance ? { outcome: 'insufficient_funds' } : { outcome: 'no_balance' };
+    const movement: MovementRow | null = row.new_movement_id === null ? null : {
+      id: row.new_movement_id,
+      business_code: entries[i]!.businessCode,
+      type: row.type,
+      amount_centavos: row.amount_centavos,
+      currency: row.currency,
+      // A new movement's status: a payment is complete; a transfer or refund starts PENDING.
+      status: row.type === 'payment' ? 'COMPLETED' : 'PENDING',
+      reference: row.reference,
+      snapshot: row.snapshot,
+      created_at: row.created_at,
+    };
+    return { outcome: 'posted', entryId: row.entry_id, movementId: row.movement_id!, movement };
   });
 }
 
-export async function insertMovement(
-  tx: Queryable,
-  movement: {
-    businessCode: number;
-    type: MovementType;
-    amountCentavos: Centavos;
-    status: MovementStatus;
-    reference: string | null;
-    snapshot: Record<string, unknown>;
-  },
-  now: Date,
-): Promise<MovementRow> {
-  const { rows } = await tx.query<MovementRow>(
-    `insert into movements (business_code, type, amount_centavos, status, reference, snapshot, created_at, updated_at)
-     values ($1::bigint, $2::text, $3::bigint, $4::text, $5::text, $6::jsonb, $7::timestamptz, $7::timestamptz)
-     returning ${MOVEMENT_COLUMNS}`,
-    [movement.businessCode, movement.type, movement.amountCentavos, movement.status, movement.reference,
-      JSON.stringify(movement.snapshot), now],
-  );
-  return rows[0]!;
-}
-
-export async function incrementMovementCounter(tx: Queryable, businessCode: number, type: MovementType): Promise<void> {
-  await tx.query(
-    `insert into movement_counters (business_code, type, movement_count) values ($1::bigint, $2::text, 1)
-     on conflict (business_code, type) do update set movement_count = movement_counters.movement_count + 1`,
-    [businessCode, type],
-  );
-}
-
-/** Moves a movement from one of `fromStatuses` to `status`; undefined when it is not in one of them. */
-export async function updateMovementStatus(
-  tx: Queryable,
-  businessCode: number,
-  movementId: number,
-  fromStatuses: readonly MovementStatus[],
-  status: MovementStatus,
-  now: Date,
-): Promise<MovementRow | undefined> {
-  const { rows } = await tx.query<MovementRow>(
-    `update movements set status = $4::text, updated_at = $5::timestamptz
-      where id = $2::bigint and business_code = $1::bigint and status = any($3::text[])
-      returning ${MOVEMENT_COLUMNS}`,
-    [businessCode, movementId, fromStatuses, status, now],
-  );
-  return rows[0];
-}
-
-export async function findMovement(tx: Queryable, businessCode: number, movementId: number): Promise<MovementRow | undefined> {
-  const { rows } = await tx.query<MovementRow>(
-    `select ${MOVEMENT_COLUMNS} from movements where id = $2::bigint and business_code = $1::bigint`,
-    [businessCode, movementId],
-  );
-  return rows[0];
-}
-
-export interface InvariantRow {
-  business_code: number;
-  available_centavos: Centavos;
-  pending_out_centavos: Centavos;
-  expected_available_centavos: Centavos;
-  expected_pending_out_centavos: Centavos;
-}
-
-/**
- * the invariant of docs/api-reference.md#balance-invariant for every merchant: available = sum of movements not FAILED or CANCELED, and
- * pending_out = the transfers still PENDING or IN_TRANSIT. Returns only the balances that disagree.
- */
-export async function findInvariantViolations(tx: Queryable): Promise<InvariantRow[]> {
-  const { rows } = await tx.query<InvariantRow>(
-    `with expected as (
-       select business_code,
-              coalesce(sum(amount_centavos) filter (where status not in ('FAILED', 'CANCELED')), 0)::bigint as available,
-              coalesce(-sum(amount_centavos) filter (where type = 'transfer' and status in ('PENDING', 'IN_TRANSIT')), 0)::bigint as pending_out
-         from movements group by business_code)
-     select b.business_code, b.available_centavos, b.pending_out_centavos,
-            coalesce(e.available, 0)::bigint as expected_available_centavos,
-            coalesce(e.pending_out, 0)::bigint as expected_pending_out_centavos
-       from balances b left join expected e using (business_code)
-      where b.available_centavos <> coalesce(e.available, 0)
-         or b.pending_out_centavos <> coalesce(e.pending_out, 0)
-         or b.available_centavos < 0
-      order by b.business_code`,
-  );
-  return rows;
-}
-
-export async function countBalances(tx: Queryable): Promise<number> {
-  const { rows } = await tx.query<{ total: number }>('select count(*) as total from balances');
-  return rows[0]!.total;
-}
-
-/** Which movements a history page counts and shows (docs/api-reference.md#movements). */
-export interface MovementFilter {
-  businessCode: number;
-  /** null: both types. */
-  type: MovementType | null;
-  /** Only movements with `id < beforeId` (a pinned, stable history); null: all. */
-  beforeId: number | null;
-}
-
-/**
- * How many movements match `filter`, without counting the history: the per-merchant counters (kept in
- * each movement's transaction) minus, for a pinned `before_id`, the few movements at or above it — an
- * index range on movements_by_merchant_and_id.
- */
-export async function countMovements(tx: Queryable, filter: MovementFilter): Promise<number> {
-  const { rows } = await tx.query<{ total: number }>(
-    `select (select coalesce(sum(movement_count), 0)
-               from movement_counters
-              where business_code = $1::bigint and ($2::text is null or type = $2::text))
-          - (case when $3::bigint is null then 0 else
-              (select count(*) from movements
-                where business_code = $1::bigint and id >= $3::bigint and ($2::text is null or type = $2::text))
-             end) as total`,
-    [filter.businessCode, filter.type, filter.beforeId],
-  );
-  return Number(rows[0]!.total);
-}
-
-/**
- * `limit` movements matching `filter`, newest first (date desc, id desc), after skipping `skip` of them
- * counted from the newest end (`fromOldest: false`) or from the oldest end (`fromOldest: true`, rows still
- * returned newest first). Reading a far page from the end it is near keeps the OFFSET short on either
- * side of a history of millions: both directions walk the same index (movements_history or
- * movements_history_by_type), forwards or backwards.
- */
-export async function findMovementsPage(
-  tx: Queryable,
-  filter: MovementFilter,
-  page: { skip: number; limit: number; fromOldest: boolean },
-): Promise<MovementRow[]> {
-  const direction = page.fromOldest ? 'asc' : 'desc';
-  // The type is spelled into the SQL, not left to a `$n is null or …` test, so the planner always sees
-  // which of the two history indexes matches.
-  const typeCondition = filter.type === null ? '' : `and type = '${filter.type === 'payment' ? 'payment' : 'transfer'}'`;
-  const { rows } = await tx.query<MovementRow>(
-    `select ${MOVEMENT_COLUMNS} from movements
-      where business_code = $1::bigint ${typeCondition}
-        and ($4::bigint is null or id < $4::bigint)
-      order by created_at ${direction}, id ${direction}
-      limit $2::integer offset $3::integer`,
-    [filter.businessCode, page.limit, page.skip, filter.beforeId],
-  );
-  return page.fromOldest ? rows.reverse() : rows;
+/** The signed amount of the movement an entry opens (a payment in, a transfer or refund out); null otherwise. */
+function movementAmount(entry: EntryRequest): number | null {
+  const opens = ENTRY_SHAPES[entry.kind].opens;
+  if (opens === null) return null;
+  return opens === 'payment' ? entry.amountCentavos : -entry.amountCentavos;
 }

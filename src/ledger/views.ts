@@ -1,7 +1,7 @@
 // The ledger's API views: pure functions from rows to the JSON the API answers (docs/architecture.md#conventions).
 import { CURRENCY, centavosToAmount } from '../money.ts';
-import type { InvariantReport, PaymentSnapshot, TransferSnapshot } from './service.ts';
-import type { BalanceRow, MovementRow } from './store.ts';
+import type { LedgerReport, MovementRow, PaymentSnapshot, TransferSnapshot } from './service.ts';
+import type { BalanceRow } from './store.ts';
 
 /** The balance (docs/api-reference.md#balance). */
 export function toBalanceView(balance: BalanceRow) {
@@ -31,11 +31,12 @@ export function toMovementView(movement: MovementRow) {
   };
 }
 
-/** The wire form of an invariant report (operator API and CLI). */
-export function toInvariantReportView(report: InvariantReport) {
+/** The wire form of a ledger check (operator API and CLI). */
+export function toLedgerReportView(report: LedgerReport) {
   return {
+    ok: report.violations.length === 0 && report.problems.length === 0,
     balances_checked: report.balancesChecked,
-    ok: report.violations.length === 0,
+    entries_checked: report.entriesChecked,
     violations: report.violations.map((v) => ({
       business_code: v.business_code,
       available: centavosToAmount(v.available_centavos),
@@ -43,5 +44,6 @@ export function toInvariantReportView(report: InvariantReport) {
       pending_out: centavosToAmount(v.pending_out_centavos),
       expected_pending_out: centavosToAmount(v.expected_pending_out_centavos),
     })),
+    problems: report.problems.map((p) => ({ check: p.check, business_code: p.business_code, detail: p.detail })),
   };
 }

@@ -5,7 +5,7 @@ import type { CapabilityRoutes } from '../context.ts';
 import { errorResponses } from '../kernel/schemas.ts';
 import { LedgerCheckSchema } from '../ledger/schemas.ts';
 import * as ledger from '../ledger/service.ts';
-import { toInvariantReportView } from '../ledger/views.ts';
+import { toLedgerReportView } from '../ledger/views.ts';
 import * as schemas from './schemas.ts';
 import * as merchants from './service.ts';
 import { toApiKeyListing, toCreatedMerchantView, toCreatedPartnerView, toMerchantView, toPartnerView } from './views.ts';
@@ -158,8 +158,8 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
   app.get('/ledger/check', {
     config: adminRoute,
     schema: {
-      tags, security, summary: 'Recompute the balance invariant of docs/api-reference.md#balance-invariant for every merchant',
+      tags, security, summary: 'The ledger check: balanced entries, account heads, running balances, the balance invariant, movements against the journal, statement buckets',
       response: { 200: LedgerCheckSchema, ...errorResponses(...ADMIN_ERRORS) },
     },
-  }, async () => toInvariantReportView(await db.transaction((tx) => ledger.checkInvariant(tx))));
+  }, async () => toLedgerReportView(await ledger.checkLedger(db)));
 };

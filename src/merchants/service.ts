@@ -98,13 +98,21 @@ export async function findPayoutAccount(db: Queryable, businessCode: number): Pr
   return store.findPayoutAccount(db, businessCode);
 }
 
+/** What a payment needs to know of the merchant it pays. */
+export interface PaymentStanding {
+  /** False for a suspended merchant: its QRs refuse payment, whatever channel reports one. */
+  acceptsPayments: boolean;
+  /** The platform's own merchant account: what it collects are activation fees, not sales. */
+  isPlatform: boolean;
+}
+
 /**
- * False for a suspended merchant: its QRs refuse payment, whatever channel reports one. Read under a share
- * lock in the payment's transaction (docs/architecture.md, rule 4), so a suspension and a payment never
- * overlap.
+ * Read under a share lock in the payment's transaction (docs/architecture.md, rule 4), so a suspension
+ * and a payment never overlap.
  */
-export async function acceptsPayments(tx: Transaction, businessCode: number): Promise<boolean> {
-  return (await store.lockMerchantStatus(tx, businessCode)) === 'active';
+export async function paymentStanding(tx: Transaction, businessCode: number): Promise<PaymentStanding> {
+  const merchant = await store.lockMerchantStatus(tx, businessCode);
+  return { acceptsPayments: merchant?.status === 'active', isPlatform: merchant?.is_platform ?? false };
 }
 
 export async function getMerchant(db: Queryable, businessCode: number): Promise<MerchantRow> {

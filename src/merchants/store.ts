@@ -95,12 +95,12 @@ export async function findMerchant(tx: Queryable, businessCode: number): Promise
  * The merchant's status, share-locked until the caller's transaction ends: a payment that reads `active`
  * commits before a suspension can, and one that starts after a suspension waits for it and reads it.
  */
-export async function lockMerchantStatus(tx: Queryable, businessCode: number): Promise<MerchantStatus | undefined> {
-  const { rows } = await tx.query<{ status: MerchantStatus }>(
-    'select status from merchants where business_code = $1::bigint for share',
+export async function lockMerchantStatus(tx: Queryable, businessCode: number): Promise<{ status: MerchantStatus; is_platform: boolean } | undefined> {
+  const { rows } = await tx.query<{ status: MerchantStatus; is_platform: boolean }>(
+    'select status, is_platform from merchants where business_code = $1::bigint for share',
     [businessCode],
   );
-  return rows[0]?.status;
+  return rows[0];
 }
 
 export async function listMerchants(tx: Queryable): Promise<MerchantRow[]> {

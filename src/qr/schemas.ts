@@ -43,6 +43,7 @@ export const PaymentSchema = Type.Object({
   payer: PayerSchema,
   paid_at: Timestamp(),
   movement_id: Type.Integer(),
+  amount_refunded: Type.Number({ description: 'What refunds that have not failed give back of this payment', example: 0 }),
 });
 export type PaymentView = Static<typeof PaymentSchema>;
 

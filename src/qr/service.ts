@@ -286,13 +286,15 @@ export async function receivePayment(
       : await getQrOfMerchant(tx, notice.businessCode, notice.qrId);
     if (!current) throw notFound('QR');
     const amountCentavos = resolvePaymentAmount(current.qr, notice.amountCentavos);
-    if (!(await merchants.acceptsPayments(tx, current.qr.business_code))) {
+    const standing = await merchants.paymentStanding(tx, current.qr.business_code);
+    if (!standing.acceptsPayments) {
       throw new ApiError('QR_NOT_PAYABLE', { message: `QR ${current.qr.id} does not accept payments: its merchant is suspended.` });
     }
     const claimed = await store.claimQrForPayment(tx, current.qr.id, amountCentavos, now);
     if (!claimed) throw new ApiError('QR_NOT_PAYABLE', { message: `QR ${current.qr.id} does not accept payments: it is ${effectiveState(current.qr, now).status}.` });
     const maskedAccount = notice.payer.accountNumber.masked;
     const movement = await ledger.credit(tx, {
+      kind: standing.isPlatform ? 'activation_fee' : 'payment',
       businessCode: claimed.business_code,
       amountCentavos,
       reference: claimed.description,

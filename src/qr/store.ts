@@ -45,6 +45,7 @@ export interface PaymentRow {
   account_titular: string;
   movement_id: number;
   paid_at: Date;
+  amount_refunded_centavos: Centavos;
 }
 
 /** A QR with its latest payment (null before the first), as every read returns it. */
@@ -56,7 +57,7 @@ export interface QrWithLastPayment {
 const QR_COLUMNS = `id, business_code, pay_token, status, amount_centavos, currency, modify_amount, is_multi_use,
   description, qr_expiration, expires_at, purpose, qr_payload, qr_image, payments_count, amount_collected_centavos,
   last_payment_id, paid_at, canceled_at, cancel_reason, created_at, updated_at`;
-const PAYMENT_COLUMNS = 'id, qr_id, business_code, amount_centavos, currency, status, source_bank, account_number, account_titular, movement_id, paid_at';
+const PAYMENT_COLUMNS = 'id, qr_id, business_code, amount_centavos, currency, status, source_bank, account_number, account_titular, movement_id, paid_at, amount_refunded_centavos';
 
 /** QR columns prefixed `q.` and the last payment's columns as `p_…`, for the joined reads. */
 const JOINED_COLUMNS = [
@@ -321,4 +322,28 @@ export async function findQrsByIds(tx: Queryable, qrIds: string[]): Promise<QrWi
     [qrIds],
   );
   return rows.map(splitJoined);
+}
+
+/** A merchant's payment, locked until the transaction ends: refunds of one payment go one at a time. */
+export async function findPaymentForUpdate(tx: Queryable, businessCode: number, paymentId: number): Promise<PaymentRow | undefined> {
+  const { rows } = await tx.query<StoredPayment>(
+    `select ${PAYMENT_COLUMNS} from qr_payments where id = $1::bigint and business_code = $2::bigint for update`,
+    [paymentId, businessCode],
+  );
+  return rows[0] && fromStoredPayment(rows[0]);
+}
+
+/**
+ * Adds `deltaCentavos` (negative when a refund failed) to what is refunded of a payment, only while the
+ * result stays within the payment's amount; undefined otherwise. The CHECK
+ * qr_payments_refunds_within_amount stands behind the condition.
+ */
+export async function addRefunded(tx: Queryable, paymentId: number, deltaCentavos: number): Promise<PaymentRow | undefined> {
+  const { rows } = await tx.query<StoredPayment>(
+    `update qr_payments set amount_refunded_centavos = amount_refunded_centavos + $2::bigint
+      where id = $1::bigint and amount_refunded_centavos + $2::bigint between 0 and amount_centavos
+      returning ${PAYMENT_COLUMNS}`,
+    [paymentId, deltaCentavos],
+  );
+  return rows[0] && fromStoredPayment(rows[0]);
 }

@@ -281,10 +281,19 @@ async function moveToFailed(tx: Transaction, row: TransferRow, failureCode: Fail
 async function settleAndAnnounce(tx: Transaction, row: TransferRow, now: Date): Promise<TransferRow> {
   const status = row.status;
   if (status === 'PENDING') throw new Error(`transfer ${row.id} cannot be settled back to PENDING`);
-  await ledger.settle(tx, { businessCode: row.business_code, movementId: row.movement_id, status, now });
+  const closing = CLOSING_OF_STATUS[status];
+  if (closing !== null) await ledger.close(tx, { businessCode: row.business_code, movementId: row.movement_id, kind: closing, now });
   await events.emit(tx, { kind: 'merchant', businessCode: row.business_code }, EVENT_OF_STATUS[status], toTransferResource(row), now);
   return row;
 }
+
+/** The journal entry each change posts: none on the way, the settlement, or the funds' return. */
+const CLOSING_OF_STATUS = {
+  IN_TRANSIT: null,
+  COMPLETED: 'transfer_settlement',
+  FAILED: 'transfer_return',
+  CANCELED: 'transfer_return',
+} as const satisfies Record<Exclude<TransferStatus, 'PENDING'>, ledger.Closing | null>;
 
 const EVENT_OF_STATUS = {
   IN_TRANSIT: 'transfer.in_transit',

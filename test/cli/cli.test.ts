@@ -228,7 +228,7 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
     const merchants = await service!.request('GET', '/admin/v1/merchants');
-    expect(result.json).toEqual({ balances_checked: merchants.body.data.length, ok: true, violations: [] });
+    expect(result.json).toEqual({ balances_checked: merchants.body.data.length, entries_checked: expect.any(Number), ok: true, violations: [], problems: [] });
   });
 });
 
@@ -292,7 +292,7 @@ describe('mps CLI on an embedded DATA_DIR (pglite)', { timeout: CLI_TIMEOUT_MS }
     const result = await runCli(['ledger', 'check'], env);
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
-    expect(result.json).toEqual({ balances_checked: expect.any(Number), ok: true, violations: [] });
+    expect(result.json).toEqual({ balances_checked: expect.any(Number), entries_checked: expect.any(Number), ok: true, violations: [], problems: [] });
     expect(result.json.balances_checked).toBeGreaterThanOrEqual(1);
   });
 

@@ -12,7 +12,20 @@ import { sendIdempotentResult } from '../../src/idempotency/http.ts';
 import { CurrencySchema, MoneyAmount, StrictObject } from '../../src/kernel/schemas.ts';
 import { runIdempotent } from '../../src/idempotency/service.ts';
 import * as ledger from '../../src/ledger/service.ts';
-import { parseAmount } from '../../src/money.ts';
+import { FullAccountNumber } from '../../src/masking.ts';
+import { parseAmount, type Centavos } from '../../src/money.ts';
+import type { Transaction } from '../../src/db/database.ts';
+import { insertTransfers } from '../../src/transfers/store.ts';
+
+/** A debit as a transfer makes it: the movement and the transfer row whose status the movement mirrors. */
+async function debitWithTransfer(tx: Transaction, businessCode: number, amountCentavos: Centavos, reference: string | null, now: Date) {
+  const movement = await ledger.debit(tx, { businessCode, amountCentavos, reference, snapshot: FIXTURE_DESTINATION, now });
+  await insertTransfers(tx, [{
+    businessCode, movementId: movement.id, amountCentavos, reference, bankCode: 1014,
+    accountNumber: new FullAccountNumber('10000123455678'), accountTitular: 'Juan Pérez', now,
+  }]);
+  return movement;
+}
 
 
 export const MovementBody = StrictObject({
@@ -60,7 +73,7 @@ export const fixtureRoutes: FastifyPluginAsync<AppContext> = async (instance, { 
       const now = clock.now();
       const movement = canonical.direction === 'credit'
         ? await ledger.credit(tx, { businessCode, amountCentavos: parsed.centavos, reference: canonical.reference, snapshot: FIXTURE_PAYER, now })
-        : await ledger.debit(tx, { businessCode, amountCentavos: parsed.centavos, reference: canonical.reference, snapshot: FIXTURE_DESTINATION, now });
+        : await debitWithTransfer(tx, businessCode, parsed.centavos, canonical.reference, now);
       await events.emit(tx, { kind: 'merchant', businessCode }, canonical.direction === 'credit' ? 'simple_qr.payment_received' : 'transfer.created', { movement_id: movement.id }, now);
       if (body.hold_ms) await tx.query('select pg_sleep($1::float8 / 1000)', [body.hold_ms]);
       return { statusCode: 201, body: { movement_id: movement.id, amount_centavos: movement.amount_centavos, status: movement.status } };

@@ -1,26 +1,44 @@
-// The ledger core on a real database (docs/architecture.md#money-rules, docs/api-reference.md#balance-invariant):
-// credit, debit and settle inside the caller's transaction, the CHECK behind them, and checkInvariant.
+// The ledger core on a real database (docs/journal.md, docs/api-reference.md#balance-invariant): credit,
+// debit and close inside the caller's transaction, each as one balanced journal entry; what the database
+// itself refuses; and the ledger check, which must catch each kind of corruption made on purpose.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Transaction } from '../../src/db/database.ts';
 import { databaseErrorOf } from '../../src/db/database.ts';
 import * as events from '../../src/events/service.ts';
 import { ApiError } from '../../src/kernel/errors.ts';
 import * as ledger from '../../src/ledger/service.ts';
-import { LedgerError, type MovementRow, type MovementStatus } from '../../src/ledger/service.ts';
+import { LedgerError, type MovementRow } from '../../src/ledger/service.ts';
+import { toLedgerReportView } from '../../src/ledger/views.ts';
+import { FullAccountNumber } from '../../src/masking.ts';
 import { createMerchant } from '../../src/merchants/service.ts';
-import { createTestDatabase, databaseKinds, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
-import { toInvariantReportView } from '../../src/ledger/views.ts';
 import { centavos, type Centavos } from '../../src/money.ts';
+import * as transferStore from '../../src/transfers/store.ts';
+import { createTestDatabase, databaseKinds, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
 
 const T0 = new Date('2026-11-22T16:00:00.000Z');
 const T1 = new Date('2026-11-22T16:05:00.000Z');
 
-const PAYER = { source_bank: 'Banco Union', account_number: '******5678', account_titular: 'Ana Rojas' };
-const DESTINATION = { type: 'bank_account', bank_code: 1014, account_number: '**********5678', account_titular: 'Juan Perez' };
+const PAYER = { details: { source_bank: 'Banco Union', account_number: '******5678', account_titular: 'Ana Rojas' } };
+const DESTINATION = { destination: { type: 'bank_account', bank_code: 1014, account_number: '**********5678', account_titular: 'Juan Perez' } };
+
+interface Posting { kind: string; account: string; amount: number; balance_after: number }
 
 /** Helpers bound to one test database. */
 function ledgerRoom(getDb: () => Database) {
   const db = () => getDb();
+  /** A debit as transfers make it: the movement and the transfer row whose status it mirrors. */
+  async function debitIn(tx: Transaction, businessCode: number, amountCentavos: number, now: Date): Promise<MovementRow> {
+    const movement = await ledger.debit(tx, { businessCode, amountCentavos: amountCentavos as Centavos, reference: null, snapshot: DESTINATION, now });
+    await transferStore.insertTransfers(tx, [{
+      businessCode, movementId: movement.id, amountCentavos: amountCentavos as Centavos, reference: null, bankCode: 1014,
+      accountNumber: new FullAccountNumber('10000123455678'), accountTitular: 'Juan Perez', now,
+    }]);
+    return movement;
+  }
+  async function transferOf(tx: Transaction, movementId: number) {
+    const { rows } = await tx.query<{ id: number; business_code: number }>('select id, business_code from transfers where movement_id = $1::bigint', [movementId]);
+    return rows[0]!;
+  }
   return {
     async newMerchant(): Promise<number> {
       return db().transaction(async (tx) => (await createMerchant(tx, { name: 'Ledger Shop' }, 'sandbox', T0)).merchant.business_code);
@@ -29,20 +47,52 @@ function ledgerRoom(getDb: () => Database) {
       return db().transaction((tx) => ledger.credit(tx, { businessCode, amountCentavos: amountCentavos as Centavos, reference: null, snapshot: PAYER, now }));
     },
     debit(businessCode: number, amountCentavos: number, now = T0): Promise<MovementRow> {
-      return db().transaction((tx) => ledger.debit(tx, { businessCode, amountCentavos: amountCentavos as Centavos, reference: null, snapshot: DESTINATION, now }));
+      return db().transaction((tx) => debitIn(tx, businessCode, amountCentavos, now));
     },
-    settle(businessCode: number, movementId: number, status: Exclude<MovementStatus, 'PENDING'>, now = T1): Promise<MovementRow> {
-      return db().transaction((tx) => ledger.settle(tx, { businessCode, movementId, status, now }));
+    debitIn,
+    /** The transfer of `movementId` fails (or is canceled): its status and the return entry, together. */
+    returnTransfer(movementId: number, now = T1, how: 'FAILED' | 'CANCELED' = 'FAILED'): Promise<void> {
+      return db().transaction(async (tx) => {
+        const transfer = await transferOf(tx, movementId);
+        if (how === 'FAILED') await transferStore.markTransferFailed(tx, transfer.business_code, transfer.id, { failureCode: 'ACCOUNT_CLOSED', railReference: null }, now);
+        else await transferStore.cancelPendingTransfer(tx, transfer.business_code, transfer.id, now);
+        await ledger.close(tx, { businessCode: transfer.business_code, movementId, kind: 'transfer_return', now });
+      });
+    },
+    /** The transfer of `movementId` settles: IN_TRANSIT, COMPLETED and the settlement entry. */
+    settleTransfer(movementId: number, now = T1): Promise<void> {
+      return db().transaction(async (tx) => {
+        const transfer = await transferOf(tx, movementId);
+        await transferStore.markTransferInTransit(tx, transfer.business_code, transfer.id, 'rail-1', now);
+        await transferStore.markTransferCompleted(tx, transfer.business_code, transfer.id, now);
+        await ledger.close(tx, { businessCode: transfer.business_code, movementId, kind: 'transfer_settlement', now });
+      });
+    },
+    close(businessCode: number, movementId: number, kind: ledger.Closing, now = T1): Promise<void> {
+      return db().transaction((tx) => ledger.close(tx, { businessCode, movementId, kind, now }));
     },
     async balance(businessCode: number): Promise<{ available: number; pendingOut: number }> {
       const row = await ledger.getBalance(db(), businessCode);
-      if (!row) throw new Error(`no balance for ${businessCode}`);
       return { available: row.available_centavos, pendingOut: row.pending_out_centavos };
+    },
+    async clearing(businessCode: number): Promise<{ qr: number; ach: number }> {
+      const { rows } = await db().query<{ qr: number; ach: number }>(
+        'select qr_clearing_centavos as qr, ach_clearing_centavos as ach from balances where business_code = $1::bigint', [businessCode]);
+      return rows[0]!;
     },
     async movements(businessCode: number): Promise<MovementRow[]> {
       const { rows } = await db().query<MovementRow>(
-        `select id, business_code, type, amount_centavos, currency, status, reference, snapshot, created_at, updated_at
-           from movements where business_code = $1::bigint order by id`,
+        `select id, business_code, type, amount_centavos, currency, status, reference, snapshot, created_at
+           from movement_history where business_code = $1::bigint order by id`,
+        [businessCode],
+      );
+      return rows;
+    },
+    async postings(businessCode: number): Promise<Posting[]> {
+      const { rows } = await db().query<Posting>(
+        `select e.kind, p.account, p.amount_centavos as amount, p.balance_after_centavos as balance_after
+           from journal_postings p join journal_entries e on e.id = p.entry_id
+          where p.business_code = $1::bigint order by p.entry_id, p.account`,
         [businessCode],
       );
       return rows;
@@ -61,8 +111,15 @@ function ledgerRoom(getDb: () => Database) {
       );
       return rows[0]!.n;
     },
-    checkInvariant() {
-      return db().transaction((tx) => ledger.checkInvariant(tx));
+    check() {
+      return ledger.checkLedger(db());
+    },
+    /** Runs `sql` with triggers off (session_replication_role = replica): how corruption gets past the guards. */
+    async corrupt(sql: string, params: unknown[] = []): Promise<void> {
+      await db().transaction(async (tx) => {
+        await tx.query('set local session_replication_role = replica');
+        await tx.query(sql, params);
+      });
     },
   };
 }
@@ -85,7 +142,7 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
   afterAll(() => database.drop());
   const room = ledgerRoom(() => database.db);
 
-  it('a credit adds to available and writes a COMPLETED payment movement with its snapshot', async () => {
+  it('a credit adds to available, writes a COMPLETED payment movement and a balanced payment entry', async () => {
     const merchant = await room.newMerchant();
     const movement = await database.db.transaction((tx) =>
       ledger.credit(tx, { businessCode: merchant, amountCentavos: centavos(10_050), reference: 'Order 7', snapshot: PAYER, now: T0 }));
@@ -100,43 +157,56 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
       reference: 'Order 7',
       snapshot: PAYER,
       created_at: T0,
-      updated_at: T0,
     });
     expect(await room.movements(merchant)).toEqual([movement]);
     expect(await room.balance(merchant)).toEqual({ available: 10_050, pendingOut: 0 });
+    expect(await room.postings(merchant)).toEqual([
+      { kind: 'payment', account: 'available', amount: 10_050, balance_after: 10_050 },
+      { kind: 'payment', account: 'qr_clearing', amount: -10_050, balance_after: -10_050 },
+    ]);
   });
 
-  it('each movement bumps its merchant\'s counter for its type', async () => {
-    const merchant = await room.newMerchant();
-    const other = await room.newMerchant();
-    expect(await room.counters(merchant)).toEqual({});
-    await room.credit(merchant, 1_000);
-    await room.credit(merchant, 2_000);
-    await room.debit(merchant, 500);
-    await room.credit(other, 100);
-    expect(await room.counters(merchant)).toEqual({ payment: 2, transfer: 1 });
-    expect(await room.counters(other)).toEqual({ payment: 1 });
-  });
-
-  it('a debit moves the amount from available to pending_out and writes a PENDING transfer movement with a negative amount', async () => {
+  it('every kind of change posts the entry its shape says, with each account\'s balance after it', async () => {
     const merchant = await room.newMerchant();
     await room.credit(merchant, 5_000);
-    const movement = await database.db.transaction((tx) =>
-      ledger.debit(tx, { businessCode: merchant, amountCentavos: centavos(1_234), reference: 'Payroll', snapshot: DESTINATION, now: T1 }));
+    const toFail = await room.debit(merchant, 1_234);
+    const toSettle = await room.debit(merchant, 1_000);
+    await room.returnTransfer(toFail.id);
+    await room.settleTransfer(toSettle.id);
 
-    expect(movement).toMatchObject({
-      business_code: merchant,
-      type: 'transfer',
-      amount_centavos: -1_234,
-      currency: 'BOB',
-      status: 'PENDING',
-      reference: 'Payroll',
-      snapshot: DESTINATION,
-      created_at: T1,
-    });
-    expect((await room.movements(merchant)).at(-1)).toEqual(movement);
-    expect(await room.balance(merchant)).toEqual({ available: 3_766, pendingOut: 1_234 });
-    expect(await room.counters(merchant)).toEqual({ payment: 1, transfer: 1 });
+    expect(await room.postings(merchant)).toEqual([
+      { kind: 'payment', account: 'available', amount: 5_000, balance_after: 5_000 },
+      { kind: 'payment', account: 'qr_clearing', amount: -5_000, balance_after: -5_000 },
+      { kind: 'transfer', account: 'available', amount: -1_234, balance_after: 3_766 },
+      { kind: 'transfer', account: 'pending_out', amount: 1_234, balance_after: 1_234 },
+      { kind: 'transfer', account: 'available', amount: -1_000, balance_after: 2_766 },
+      { kind: 'transfer', account: 'pending_out', amount: 1_000, balance_after: 2_234 },
+      { kind: 'transfer_return', account: 'available', amount: 1_234, balance_after: 4_000 },
+      { kind: 'transfer_return', account: 'pending_out', amount: -1_234, balance_after: 1_000 },
+      { kind: 'transfer_settlement', account: 'ach_clearing', amount: 1_000, balance_after: 1_000 },
+      { kind: 'transfer_settlement', account: 'pending_out', amount: -1_000, balance_after: 0 },
+    ]);
+    expect(await room.balance(merchant)).toEqual({ available: 4_000, pendingOut: 0 });
+    expect(await room.clearing(merchant)).toEqual({ qr: -5_000, ach: 1_000 });
+    // Movements never change: the transfers' statuses come from the transfers.
+    expect((await room.movements(merchant)).map((m) => [m.type, m.status, m.amount_centavos])).toEqual([
+      ['payment', 'COMPLETED', 5_000],
+      ['transfer', 'FAILED', -1_234],
+      ['transfer', 'COMPLETED', -1_000],
+    ]);
+    expect(await room.counters(merchant)).toEqual({ payment: 1, transfer: 2 });
+  });
+
+  it('a debit beyond available throws INSUFFICIENT_FUNDS and writes nothing: no movement, no entry', async () => {
+    const merchant = await room.newMerchant();
+    await room.credit(merchant, 500);
+    const error = await rejectionOf(room.debit(merchant, 501));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'INSUFFICIENT_FUNDS', status: 400 });
+    expect(await room.balance(merchant)).toEqual({ available: 500, pendingOut: 0 });
+    expect((await room.movements(merchant)).map((m) => m.type)).toEqual(['payment']);
+    expect(await room.postings(merchant)).toHaveLength(2);
+    expect(await room.counters(merchant)).toEqual({ payment: 1 });
   });
 
   it('a debit of exactly the available amount succeeds and leaves zero', async () => {
@@ -146,29 +216,18 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
     expect(await room.balance(merchant)).toEqual({ available: 0, pendingOut: 700 });
   });
 
-  it('a debit beyond available throws INSUFFICIENT_FUNDS and changes nothing', async () => {
-    const merchant = await room.newMerchant();
-    await room.credit(merchant, 500);
-    const error = await rejectionOf(room.debit(merchant, 501));
-    expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ code: 'INSUFFICIENT_FUNDS', status: 400 });
-    expect(await room.balance(merchant)).toEqual({ available: 500, pendingOut: 0 });
-    expect((await room.movements(merchant)).map((m) => m.type)).toEqual(['payment']);
-    expect(await room.counters(merchant)).toEqual({ payment: 1 });
-  });
-
   it('after INSUFFICIENT_FUNDS the same transaction can still commit other work', async () => {
     const merchant = await room.newMerchant();
     await database.db.transaction(async (tx) => {
       await ledger.credit(tx, { businessCode: merchant, amountCentavos: centavos(500), reference: null, snapshot: PAYER, now: T0 });
-      const error = await rejectionOf(ledger.debit(tx, { businessCode: merchant, amountCentavos: centavos(600), reference: null, snapshot: DESTINATION, now: T0 }));
+      const error = await rejectionOf(room.debitIn(tx, merchant, 600, T0));
       expect(error).toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
       await ledger.credit(tx, { businessCode: merchant, amountCentavos: centavos(100), reference: null, snapshot: PAYER, now: T0 });
-      await ledger.debit(tx, { businessCode: merchant, amountCentavos: centavos(550), reference: null, snapshot: DESTINATION, now: T0 });
+      await room.debitIn(tx, merchant, 550, T0);
     });
     expect(await room.balance(merchant)).toEqual({ available: 50, pendingOut: 550 });
     expect((await room.movements(merchant)).map((m) => m.amount_centavos)).toEqual([500, 100, -550]);
-    expect(await room.counters(merchant)).toEqual({ payment: 2, transfer: 1 });
+    expect((await room.check()).problems).toEqual([]);
   });
 
   // The room passes any number through as Centavos: the ledger's own guard is what is tested.
@@ -181,215 +240,240 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
     expect(await room.movements(merchant)).toHaveLength(1);
   });
 
-  it('settling to IN_TRANSIT keeps the funds pending, in place', async () => {
+  it('a movement is closed at most once: a second return or settlement is refused by the database', async () => {
     const merchant = await room.newMerchant();
     await room.credit(merchant, 2_000);
     const debited = await room.debit(merchant, 800);
-    const settled = await room.settle(merchant, debited.id, 'IN_TRANSIT', T1);
-    expect(settled).toEqual({ ...debited, status: 'IN_TRANSIT', updated_at: T1 });
-    expect(await room.balance(merchant)).toEqual({ available: 1_200, pendingOut: 800 });
-    expect(await room.movements(merchant)).toHaveLength(2);
-  });
-
-  it('settling to COMPLETED releases pending_out and leaves available as it was', async () => {
-    const merchant = await room.newMerchant();
-    await room.credit(merchant, 2_000);
-    const debited = await room.debit(merchant, 800);
-    await room.settle(merchant, debited.id, 'IN_TRANSIT');
-    const completed = await room.settle(merchant, debited.id, 'COMPLETED');
-    expect(completed).toMatchObject({ id: debited.id, status: 'COMPLETED', amount_centavos: -800 });
-    expect(await room.balance(merchant)).toEqual({ available: 1_200, pendingOut: 0 });
-    expect((await room.movements(merchant)).map((m) => [m.type, m.status, m.amount_centavos])).toEqual([
-      ['payment', 'COMPLETED', 2_000],
-      ['transfer', 'COMPLETED', -800],
-    ]);
-  });
-
-  it.each([
-    ['FAILED', 'from PENDING', false],
-    ['FAILED', 'from IN_TRANSIT', true],
-    ['CANCELED', 'from PENDING', false],
-  ] as const)('settling to %s %s returns the funds to available, in place, without a second row', async (status, _from, viaInTransit) => {
-    const merchant = await room.newMerchant();
-    await room.credit(merchant, 2_000);
-    const debited = await room.debit(merchant, 800);
-    if (viaInTransit) await room.settle(merchant, debited.id, 'IN_TRANSIT');
-    const settled = await room.settle(merchant, debited.id, status);
-    expect(settled).toMatchObject({ id: debited.id, status, amount_centavos: -800 });
-    expect(await room.balance(merchant)).toEqual({ available: 2_000, pendingOut: 0 });
-    expect((await room.movements(merchant)).map((m) => [m.id, m.status, m.amount_centavos])).toEqual([
-      [expect.any(Number), 'COMPLETED', 2_000],
-      [debited.id, status, -800],
-    ]);
-    expect(await room.counters(merchant)).toEqual({ payment: 1, transfer: 1 });
-  });
-
-  it.each(['FAILED', 'CANCELED', 'COMPLETED'] as const)('a %s movement cannot be settled again, and its funds return exactly once', async (finalStatus) => {
-    const merchant = await room.newMerchant();
-    await room.credit(merchant, 2_000);
-    const debited = await room.debit(merchant, 800);
-    await room.settle(merchant, debited.id, finalStatus === 'COMPLETED' ? 'IN_TRANSIT' : finalStatus);
-    if (finalStatus === 'COMPLETED') await room.settle(merchant, debited.id, 'COMPLETED');
-    const afterFirst = await room.balance(merchant);
-
-    for (const next of ['FAILED', 'CANCELED', 'COMPLETED', 'IN_TRANSIT'] as const) {
-      const error = await rejectionOf(room.settle(merchant, debited.id, next));
-      expect(error, `${finalStatus} → ${next}`).toBeInstanceOf(LedgerError);
+    await room.debit(merchant, 900); // still pending: pending_out could pay for a second return
+    await room.returnTransfer(debited.id);
+    for (const kind of ['transfer_return', 'transfer_settlement'] as const) {
+      const error = await rejectionOf(room.close(merchant, debited.id, kind));
+      expect(databaseErrorOf(error), kind).toMatchObject({ code: '23505', constraint: 'journal_entries_one_closing' });
     }
-    expect(await room.balance(merchant)).toEqual(afterFirst);
-    expect(afterFirst).toEqual(finalStatus === 'COMPLETED' ? { available: 1_200, pendingOut: 0 } : { available: 2_000, pendingOut: 0 });
-    expect((await room.movements(merchant))[1]!.status).toBe(finalStatus);
+    expect(await room.balance(merchant)).toEqual({ available: 1_100, pendingOut: 900 });
   });
 
-  it('a movement already IN_TRANSIT cannot be moved to IN_TRANSIT again', async () => {
-    const merchant = await room.newMerchant();
-    await room.credit(merchant, 1_000);
-    const debited = await room.debit(merchant, 300);
-    await room.settle(merchant, debited.id, 'IN_TRANSIT');
-    expect(await rejectionOf(room.settle(merchant, debited.id, 'IN_TRANSIT'))).toBeInstanceOf(LedgerError);
-    expect(await room.balance(merchant)).toEqual({ available: 700, pendingOut: 300 });
-  });
-
-  // docs/api-reference.md#transfer-lifecycle: PENDING → IN_TRANSIT → COMPLETED; PENDING or IN_TRANSIT → FAILED; only PENDING → CANCELED
-  // ("Only a PENDING transfer can be canceled"). The movement's status mirrors the transfer's (docs/api-reference.md#movements).
-  it('an IN_TRANSIT movement cannot be CANCELED (only a PENDING transfer can be canceled)', async () => {
-    const merchant = await room.newMerchant();
-    await room.credit(merchant, 1_000);
-    const debited = await room.debit(merchant, 300);
-    await room.settle(merchant, debited.id, 'IN_TRANSIT');
-    expect(await rejectionOf(room.settle(merchant, debited.id, 'CANCELED'))).toBeInstanceOf(LedgerError);
-    expect(await room.balance(merchant)).toEqual({ available: 700, pendingOut: 300 });
-    expect((await room.movements(merchant))[1]!.status).toBe('IN_TRANSIT');
-  });
-
-  it('a PENDING movement cannot jump to COMPLETED without going IN_TRANSIT', async () => {
-    const merchant = await room.newMerchant();
-    await room.credit(merchant, 1_000);
-    const debited = await room.debit(merchant, 300);
-    expect(await rejectionOf(room.settle(merchant, debited.id, 'COMPLETED'))).toBeInstanceOf(LedgerError);
-    expect(await room.balance(merchant)).toEqual({ available: 700, pendingOut: 300 });
-    expect((await room.movements(merchant))[1]!.status).toBe('PENDING');
-  });
-
-  it('a payment movement cannot be settled', async () => {
-    const merchant = await room.newMerchant();
-    const payment = await room.credit(merchant, 1_000);
-    for (const status of ['FAILED', 'CANCELED', 'IN_TRANSIT', 'COMPLETED'] as const) {
-      expect(await rejectionOf(room.settle(merchant, payment.id, status)), status).toBeInstanceOf(LedgerError);
-    }
-    expect(await room.balance(merchant)).toEqual({ available: 1_000, pendingOut: 0 });
-  });
-
-  it('another merchant\'s movement is not found by settle, and neither balance changes', async () => {
+  it('a payment movement cannot be closed, nor another merchant\'s movement', async () => {
     const owner = await room.newMerchant();
     const stranger = await room.newMerchant();
-    await room.credit(owner, 1_000);
+    const payment = await room.credit(owner, 1_000);
     await room.credit(stranger, 1_000);
     const debited = await room.debit(owner, 400);
-    expect(await rejectionOf(room.settle(stranger, debited.id, 'FAILED'))).toBeInstanceOf(LedgerError);
+    expect(await rejectionOf(room.close(owner, payment.id, 'transfer_return'))).toBeInstanceOf(LedgerError);
+    expect(await rejectionOf(room.close(owner, debited.id, 'refund_return'))).toBeInstanceOf(LedgerError);
+    expect(await rejectionOf(room.close(stranger, debited.id, 'transfer_return'))).toBeInstanceOf(LedgerError);
     expect(await room.balance(owner)).toEqual({ available: 600, pendingOut: 400 });
     expect(await room.balance(stranger)).toEqual({ available: 1_000, pendingOut: 0 });
-    expect((await room.movements(owner))[1]!.status).toBe('PENDING');
   });
 
-  it('the database refuses a negative available balance (CHECK balances_available_nonnegative)', async () => {
+  it('a transfer that fails a day later is a return entry dated that day; the day of the debit is not edited', async () => {
     const merchant = await room.newMerchant();
-    await room.credit(merchant, 100);
-    const error = await rejectionOf(
-      database.db.query('update balances set available_centavos = -1 where business_code = $1::bigint', [merchant]),
-    );
-    expect(databaseErrorOf(error)).toEqual({ code: '23514', constraint: 'balances_available_nonnegative' });
-    expect(await room.balance(merchant)).toEqual({ available: 100, pendingOut: 0 });
+    const monday = new Date('2026-11-23T14:00:00.000Z');
+    const wednesday = new Date('2026-11-25T15:30:00.000Z');
+    await room.credit(merchant, 1_000, monday);
+    const debited = await room.debit(merchant, 300, monday);
+    await room.returnTransfer(debited.id, wednesday);
+    const { rows } = await database.db.query<{ kind: string; posted_at: Date }>(
+      'select kind, posted_at from journal_entries where business_code = $1::bigint order by id', [merchant]);
+    expect(rows).toEqual([
+      { kind: 'payment', posted_at: monday },
+      { kind: 'transfer', posted_at: monday },
+      { kind: 'transfer_return', posted_at: wednesday },
+    ]);
   });
 
-  it('checkInvariant finds no violation after a mix of credits, debits and every kind of settlement', async () => {
-    const first = await room.newMerchant();
-    const second = await room.newMerchant();
-    await room.credit(first, 10_000);
-    await room.credit(first, 2_550);
-    await room.credit(second, 300);
-    const toFail = await room.debit(first, 1_000);
-    const toCancel = await room.debit(first, 2_000);
-    const toComplete = await room.debit(first, 500);
-    const inTransit = await room.debit(first, 50);
-    const stillPending = await room.debit(second, 300);
-    await room.settle(first, toFail.id, 'IN_TRANSIT');
-    await room.settle(first, toFail.id, 'FAILED');
-    await room.settle(first, toCancel.id, 'CANCELED');
-    await room.settle(first, toComplete.id, 'IN_TRANSIT');
-    await room.settle(first, toComplete.id, 'COMPLETED');
-    await room.settle(first, inTransit.id, 'IN_TRANSIT');
-    expect(await rejectionOf(room.debit(second, 1))).toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
-    expect(stillPending.status).toBe('PENDING');
-
-    expect(await room.balance(first)).toEqual({ available: 12_000, pendingOut: 50 });
-    expect(await room.balance(second)).toEqual({ available: 0, pendingOut: 300 });
-    const { rows } = await database.db.query<{ n: number }>('select count(*)::int as n from balances');
-    const report = await room.checkInvariant();
-    expect(report).toEqual({ balancesChecked: rows[0]!.n, violations: [] });
-    expect(toInvariantReportView(report)).toMatchObject({ ok: true, violations: [] });
-  });
-
-  it('checkInvariant reports a balance that no longer matches its movements', async () => {
+  it('posting times never go backwards for a merchant, even when the caller\'s clock does', async () => {
     const merchant = await room.newMerchant();
-    await room.credit(merchant, 1_000);
-    await room.debit(merchant, 250);
-    expect((await room.checkInvariant()).violations).toEqual([]);
+    await room.credit(merchant, 100, T1);
+    await room.credit(merchant, 100, T0); // an instance whose clock is five minutes behind
+    const { rows } = await database.db.query<{ posted_at: Date }>(
+      'select posted_at from journal_entries where business_code = $1::bigint order by id', [merchant]);
+    expect(rows.map((r) => r.posted_at)).toEqual([T1, T1]);
+  });
 
-    await database.db.query('update balances set available_centavos = available_centavos + 1 where business_code = $1::bigint', [merchant]);
-    try {
-      const report = await room.checkInvariant();
-      expect(report.violations).toEqual([{
-        business_code: merchant,
-        available_centavos: 751,
-        pending_out_centavos: 250,
-        expected_available_centavos: 750,
-        expected_pending_out_centavos: 250,
-      }]);
-      expect(toInvariantReportView(report)).toMatchObject({
-        ok: false,
-        violations: [{ business_code: merchant, available: 7.51, expected_available: 7.5, pending_out: 2.5, expected_pending_out: 2.5 }],
+  describe('what the database refuses', () => {
+    it('a negative available balance (CHECK balances_available_nonnegative)', async () => {
+      const merchant = await room.newMerchant();
+      await room.credit(merchant, 100);
+      const error = await rejectionOf(database.db.query('update balances set available_centavos = -1 where business_code = $1::bigint', [merchant]));
+      expect(databaseErrorOf(error)).toEqual({ code: '23514', constraint: 'balances_available_nonnegative' });
+    });
+
+    it.each([
+      ['UPDATE journal_postings', 'update journal_postings set amount_centavos = amount_centavos + 1 where business_code = $1::bigint'],
+      ['DELETE journal_postings', 'delete from journal_postings where business_code = $1::bigint'],
+      ['UPDATE journal_entries', 'update journal_entries set posted_at = posted_at - interval \'1 day\' where business_code = $1::bigint'],
+      ['DELETE journal_entries', 'delete from journal_entries where business_code = $1::bigint'],
+      ['UPDATE movements', 'update movements set amount_centavos = amount_centavos + 1 where business_code = $1::bigint'],
+      ['DELETE movements', 'delete from movements where business_code = $1::bigint'],
+    ])('%s', async (_label, sql) => {
+      const merchant = await room.newMerchant();
+      await room.credit(merchant, 100);
+      const error = await rejectionOf(database.db.query(sql, [merchant]));
+      expect(databaseErrorOf(error)?.code).toBe('55000');
+      expect(String((error as Error).message)).toMatch(/append-only/);
+      expect(await room.postings(merchant)).toHaveLength(2);
+    });
+
+    it.each(['journal_postings', 'journal_entries'])('truncate %s', async (table) => {
+      const error = await rejectionOf(database.db.query(`truncate ${table} cascade`));
+      expect(databaseErrorOf(error)?.code).toBe('55000');
+    });
+
+    it('an unbalanced entry, or one with a single posting', async () => {
+      const merchant = await room.newMerchant();
+      const payment = await room.credit(merchant, 100);
+      const attempt = (legs: Array<[string, number]>) => database.db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ id: number }>(
+          `insert into journal_entries (business_code, kind, movement_id, posted_at) values ($1::bigint, 'refund_return', $2::bigint, now()) returning id`,
+          [merchant, payment.id]);
+        await tx.query(
+          `insert into journal_postings (entry_id, business_code, account, amount_centavos, balance_after_centavos, posted_at)
+           select $1::bigint, $2::bigint, account, amount, 0, now() from unnest($3::text[], $4::bigint[]) as l(account, amount)`,
+          [rows[0]!.id, merchant, legs.map((l) => l[0]), legs.map((l) => l[1])]);
       });
-    } finally {
-      await database.db.query('update balances set available_centavos = available_centavos - 1 where business_code = $1::bigint', [merchant]);
-    }
-    expect((await room.checkInvariant()).violations).toEqual([]);
+      for (const legs of [[['available', 100], ['qr_clearing', -99]], [['available', 100]]] as Array<Array<[string, number]>>) {
+        const error = await rejectionOf(attempt(legs));
+        expect(databaseErrorOf(error)?.code).toBe('23514');
+        expect(String((error as Error).message)).toMatch(/not balanced/);
+      }
+      expect(await room.postings(merchant)).toHaveLength(2);
+    });
   });
 
-  it('checkInvariant reports a pending_out that no longer matches the open transfers', async () => {
-    const merchant = await room.newMerchant();
-    await room.credit(merchant, 1_000);
-    await room.debit(merchant, 250);
-    await database.db.query('update balances set pending_out_centavos = 0 where business_code = $1::bigint', [merchant]);
-    try {
-      const { violations } = await room.checkInvariant();
-      expect(violations).toEqual([expect.objectContaining({ business_code: merchant, pending_out_centavos: 0, expected_pending_out_centavos: 250 })]);
-    } finally {
-      await database.db.query('update balances set pending_out_centavos = 250 where business_code = $1::bigint', [merchant]);
-    }
-    expect((await room.checkInvariant()).violations).toEqual([]);
+  describe('the ledger check', () => {
+    it('passes after a mix of every kind of change, and counts what it checked', async () => {
+      const first = await room.newMerchant();
+      const second = await room.newMerchant();
+      await room.credit(first, 10_000);
+      await room.credit(second, 300);
+      const toFail = await room.debit(first, 1_000);
+      const toCancel = await room.debit(first, 2_000);
+      const toSettle = await room.debit(first, 500);
+      await room.debit(second, 300);
+      await room.returnTransfer(toFail.id);
+      await room.returnTransfer(toCancel.id, T1, 'CANCELED');
+      await room.settleTransfer(toSettle.id);
+
+      const report = await room.check();
+      const { rows } = await database.db.query<{ balances: number; entries: number }>(
+        'select (select count(*) from balances)::int8 as balances, (select count(*) from journal_entries)::int8 as entries');
+      expect(report).toEqual({ balancesChecked: rows[0]!.balances, entriesChecked: rows[0]!.entries, violations: [], problems: [] });
+      expect(toLedgerReportView(report)).toMatchObject({ ok: true, violations: [], problems: [] });
+    });
+
+    // Each corruption is made with triggers off, checked, and undone, so the next test starts clean.
+    it('catches an unbalanced entry', async () => {
+      const merchant = await room.newMerchant();
+      await room.credit(merchant, 1_000);
+      const sql = `update journal_postings set amount_centavos = amount_centavos + $2::bigint
+                    where business_code = $1::bigint and account = 'qr_clearing'`;
+      await room.corrupt(sql, [merchant, 1]);
+      try {
+        const { problems } = await room.check();
+        expect(problems).toContainEqual(expect.objectContaining({ check: 'entry_balanced', business_code: merchant }));
+      } finally {
+        await room.corrupt(sql, [merchant, -1]);
+      }
+      expect((await room.check()).problems).toEqual([]);
+    });
+
+    it('catches a balance head that is not the sum of its postings, and the broken invariant', async () => {
+      const merchant = await room.newMerchant();
+      await room.credit(merchant, 1_000);
+      await room.debit(merchant, 250);
+      await database.db.query('update balances set available_centavos = available_centavos + 1 where business_code = $1::bigint', [merchant]);
+      try {
+        const report = await room.check();
+        expect(report.violations).toEqual([{
+          business_code: merchant, available_centavos: 751, pending_out_centavos: 250, expected_available_centavos: 750, expected_pending_out_centavos: 250,
+        }]);
+        expect(report.problems).toContainEqual({ check: 'account_balance', business_code: merchant, detail: expect.stringMatching(/available is 751/) });
+        expect(toLedgerReportView(report)).toMatchObject({
+          ok: false,
+          violations: [{ business_code: merchant, available: 7.51, expected_available: 7.5, pending_out: 2.5, expected_pending_out: 2.5 }],
+        });
+      } finally {
+        await database.db.query('update balances set available_centavos = available_centavos - 1 where business_code = $1::bigint', [merchant]);
+      }
+      expect(await room.check()).toMatchObject({ violations: [], problems: [] });
+    });
+
+    it('catches a posting whose balance_after is not its running balance', async () => {
+      const merchant = await room.newMerchant();
+      await room.credit(merchant, 1_000);
+      await room.credit(merchant, 500);
+      const sql = `update journal_postings set balance_after_centavos = balance_after_centavos + $2::bigint
+                    where business_code = $1::bigint and account = 'available' and balance_after_centavos = $3::bigint`;
+      await room.corrupt(sql, [merchant, 7, 1_000]);
+      try {
+        expect((await room.check()).problems).toEqual([expect.objectContaining({ check: 'running_balance', business_code: merchant })]);
+      } finally {
+        await room.corrupt(sql, [merchant, -7, 1_007]);
+      }
+      expect((await room.check()).problems).toEqual([]);
+    });
+
+    it('catches a movement the journal does not agree with: an edited amount, a status changed without its entry', async () => {
+      const merchant = await room.newMerchant();
+      await room.credit(merchant, 1_000);
+      const debited = await room.debit(merchant, 300);
+      const amount = 'update movements set amount_centavos = amount_centavos + $2::bigint where id = $1::bigint';
+      await room.corrupt(amount, [debited.id, -1]);
+      try {
+        const report = await room.check();
+        expect(report.problems).toContainEqual(expect.objectContaining({ check: 'movement_journal', business_code: merchant }));
+        expect(report.violations).toContainEqual(expect.objectContaining({ business_code: merchant }));
+      } finally {
+        await room.corrupt(amount, [debited.id, 1]);
+      }
+      // A transfer marked FAILED whose funds never came back: the movement says 0 on available, the journal -300.
+      await database.db.query("update transfers set status = 'FAILED', failure_code = 'ACCOUNT_CLOSED' where movement_id = $1::bigint", [debited.id]);
+      try {
+        expect((await room.check()).problems).toContainEqual(expect.objectContaining({
+          check: 'movement_journal', business_code: merchant, detail: expect.stringMatching(/transfer movement \d+ \(FAILED\)/),
+        }));
+      } finally {
+        await database.db.query("update transfers set status = 'PENDING', failure_code = null where movement_id = $1::bigint", [debited.id]);
+      }
+      expect(await room.check()).toMatchObject({ violations: [], problems: [] });
+    });
+
+    it('catches a statement bucket that does not match its postings', async () => {
+      const merchant = await room.newMerchant();
+      await room.credit(merchant, 1_000);
+      await database.db.query('update ledger_buckets set payments_count = payments_count + 1 where business_code = $1::bigint', [merchant]);
+      try {
+        expect((await room.check()).problems).toEqual([expect.objectContaining({ check: 'statement_bucket', business_code: merchant })]);
+      } finally {
+        await database.db.query('update ledger_buckets set payments_count = payments_count - 1 where business_code = $1::bigint', [merchant]);
+      }
+      expect((await room.check()).problems).toEqual([]);
+    });
   });
 
-  it('a rolled-back transaction leaves no movement, no counter change, no balance change and no event', async () => {
+  it('a rolled-back transaction leaves no movement, entry, counter, balance or event', async () => {
     const merchant = await room.newMerchant();
     await room.credit(merchant, 1_000);
     const before = {
       balance: await room.balance(merchant),
       movements: await room.movements(merchant),
+      postings: await room.postings(merchant),
       counters: await room.counters(merchant),
       events: await room.eventCount(merchant),
     };
     const boom = new Error('the caller failed after the ledger work');
     const error = await rejectionOf(database.db.transaction(async (tx: Transaction) => {
       const credited = await ledger.credit(tx, { businessCode: merchant, amountCentavos: centavos(400), reference: null, snapshot: PAYER, now: T1 });
-      const debited = await ledger.debit(tx, { businessCode: merchant, amountCentavos: centavos(900), reference: null, snapshot: DESTINATION, now: T1 });
-      await ledger.settle(tx, { businessCode: merchant, movementId: debited.id, status: 'FAILED', now: T1 });
+      const debited = await room.debitIn(tx, merchant, 900, T1);
+      await ledger.close(tx, { businessCode: merchant, movementId: debited.id, kind: 'transfer_return', now: T1 });
       await events.emit(tx, { kind: 'merchant', businessCode: merchant }, 'simple_qr.payment_received', { movement_id: credited.id }, T1);
       throw boom;
     }));
     expect(error).toBe(boom);
     expect(await room.balance(merchant)).toEqual(before.balance);
     expect(await room.movements(merchant)).toEqual(before.movements);
+    expect(await room.postings(merchant)).toEqual(before.postings);
     expect(await room.counters(merchant)).toEqual(before.counters);
     expect(await room.eventCount(merchant)).toBe(before.events);
   });
@@ -403,7 +487,7 @@ describeOnPostgres('ledger under concurrency on %s', (kind) => {
   afterAll(() => database.drop());
   const room = ledgerRoom(() => database.db);
 
-  it('30 concurrent debits of 1.00 against 10.00 let exactly 10 through and never overdraw', async () => {
+  it('30 concurrent debits of 1.00 against 10.00 let exactly 10 through, never overdraw, and the books close', async () => {
     const merchant = await room.newMerchant();
     await room.credit(merchant, 1_000);
     // A second pool, so more transactions overlap than one pool's connections allow.
@@ -411,9 +495,9 @@ describeOnPostgres('ledger under concurrency on %s', (kind) => {
     const observedAvailable: number[] = [];
     const outcomes = await Promise.allSettled(Array.from({ length: 30 }, (_, i) =>
       (i % 2 === 0 ? database.db : otherPool).transaction(async (tx) => {
-        await ledger.debit(tx, { businessCode: merchant, amountCentavos: centavos(100), reference: `debit ${i}`, snapshot: DESTINATION, now: T0 });
+        await room.debitIn(tx, merchant, 100, T0);
         const balance = await ledger.getBalance(tx, merchant);
-        observedAvailable.push(balance!.available_centavos);
+        observedAvailable.push(balance.available_centavos);
         await tx.query('select pg_sleep(0.02)'); // keep the row lock a moment, so the others queue on it
       })));
 
@@ -424,29 +508,31 @@ describeOnPostgres('ledger under concurrency on %s', (kind) => {
       expect(failure.reason).toBeInstanceOf(ApiError);
       expect(failure.reason).toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
     }
-    expect(Math.min(...observedAvailable)).toBeGreaterThanOrEqual(0);
     expect(observedAvailable.sort((a, b) => a - b)).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
     expect(await room.balance(merchant)).toEqual({ available: 0, pendingOut: 1_000 });
-    expect((await room.movements(merchant)).filter((m) => m.type === 'transfer')).toHaveLength(10);
+    // Running balances in entry order: 1000 then 900, 800, … 0 — the lock orders the entries.
+    expect((await room.postings(merchant)).filter((p) => p.account === 'available').map((p) => p.balance_after))
+      .toEqual([1_000, 900, 800, 700, 600, 500, 400, 300, 200, 100, 0]);
     expect(await room.counters(merchant)).toEqual({ payment: 1, transfer: 10 });
-    expect((await room.checkInvariant()).violations).toEqual([]);
+    await otherPool.close();
+    expect(await room.check()).toMatchObject({ violations: [], problems: [] });
   });
 
-  it('two transactions failing the same movement at once return its funds exactly once', async () => {
+  it('two transactions returning the same transfer at once return its funds exactly once', async () => {
     const merchant = await room.newMerchant();
-    await room.credit(merchant, 1_000);
+    await room.credit(merchant, 2_000);
     const debited = await room.debit(merchant, 600);
+    await room.debit(merchant, 900); // still pending: pending_out could pay for a second return
     const otherPool = await database.openAnother();
     const outcomes = await Promise.allSettled([database.db, otherPool].map((db) =>
       db.transaction(async (tx) => {
-        const settled = await ledger.settle(tx, { businessCode: merchant, movementId: debited.id, status: 'FAILED', now: T1 });
+        await ledger.close(tx, { businessCode: merchant, movementId: debited.id, kind: 'transfer_return', now: T1 });
         await tx.query('select pg_sleep(0.1)');
-        return settled;
       })));
+    await otherPool.close();
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-    expect(rejected?.reason).toBeInstanceOf(LedgerError);
-    expect(await room.balance(merchant)).toEqual({ available: 1_000, pendingOut: 0 });
-    expect((await room.checkInvariant()).violations).toEqual([]);
+    expect(databaseErrorOf(rejected?.reason)).toMatchObject({ code: '23505', constraint: 'journal_entries_one_closing' });
+    expect(await room.balance(merchant)).toEqual({ available: 1_100, pendingOut: 900 });
   });
 });

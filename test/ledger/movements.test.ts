@@ -117,7 +117,7 @@ describe.each(databaseKinds())('balance movements on %s', (kind) => {
 
   it('answers 422 naming each bad parameter, and never coerces nonsense', async () => {
     const merchant = await t.createMerchant();
-    const response = await history(merchant.apiKey, '?page=0&per_page=101&type=refund&before_id=abc&sort=asc');
+    const response = await history(merchant.apiKey, '?page=0&per_page=101&type=sideways&before_id=abc&sort=asc');
     expect(response.status).toBe(422);
     expect(response.body.code).toBe('VALIDATION_FAILED');
     const byField = Object.fromEntries(response.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]));

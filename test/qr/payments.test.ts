@@ -13,7 +13,7 @@ async function balanceOf(t: TestApp, merchant: Merchant): Promise<number> {
 
 async function movementsOf(t: TestApp, businessCode: number) {
   const { rows } = await t.db.query<{ id: number; type: string; amount_centavos: number; status: string; reference: string | null; snapshot: Record<string, unknown> }>(
-    'select id, type, amount_centavos, status, reference, snapshot from movements where business_code = $1::bigint order by id', [businessCode]);
+    'select id, type, amount_centavos, status, reference, snapshot from movement_history where business_code = $1::bigint order by id', [businessCode]);
   return rows;
 }
 

@@ -1,0 +1,174 @@
+// SQL of the ledger check (docs/journal.md#the-ledger-check): each query recomputes one thing from the
+// journal or the domain tables and returns only what disagrees, at most PROBLEM_LIMIT rows.
+import type { Queryable } from '../db/database.ts';
+import type { Centavos } from '../money.ts';
+
+const PROBLEM_LIMIT = 100;
+
+/** One disagreement the check found: which proof failed, for which merchant, and the numbers. */
+export interface LedgerProblem {
+  check: 'entry_balanced' | 'account_balance' | 'running_balance' | 'movement_journal' | 'statement_bucket';
+  business_code: number;
+  detail: string;
+}
+
+export interface InvariantRow {
+  business_code: number;
+  available_centavos: Centavos;
+  pending_out_centavos: Centavos;
+  expected_available_centavos: Centavos;
+  expected_pending_out_centavos: Centavos;
+}
+
+export async function countBalances(tx: Queryable): Promise<number> {
+  const { rows } = await tx.query<{ total: number }>('select count(*)::int8 as total from balances');
+  return rows[0]!.total;
+}
+
+export async function countEntries(tx: Queryable): Promise<number> {
+  const { rows } = await tx.query<{ total: number }>('select count(*)::int8 as total from journal_entries');
+  return rows[0]!.total;
+}
+
+/**
+ * The invariant of docs/api-reference.md#balance-invariant for every merchant, over the movements view:
+ * available = sum of movements not FAILED or CANCELED, pending_out = transfers still PENDING or IN_TRANSIT.
+ */
+export async function findInvariantViolations(tx: Queryable): Promise<InvariantRow[]> {
+  const { rows } = await tx.query<InvariantRow>(
+    `with expected as (
+       select business_code,
+              coalesce(sum(amount_centavos) filter (where status not in ('FAILED', 'CANCELED')), 0)::bigint as available,
+              coalesce(-sum(amount_centavos) filter (where type = 'transfer' and status in ('PENDING', 'IN_TRANSIT')), 0)::bigint as pending_out
+         from movement_history group by business_code)
+     select b.business_code, b.available_centavos, b.pending_out_centavos,
+            coalesce(e.available, 0)::bigint as expected_available_centavos,
+            coalesce(e.pending_out, 0)::bigint as expected_pending_out_centavos
+       from balances b left join expected e using (business_code)
+      where b.available_centavos <> coalesce(e.available, 0)
+         or b.pending_out_centavos <> coalesce(e.pending_out, 0)
+         or b.available_centavos < 0
+      order by b.business_code
+      limit ${PROBLEM_LIMIT}`,
+  );
+  return rows;
+}
+
+/** Entries whose debits and credits differ, or with fewer than two postings. */
+export async function findUnbalancedEntries(tx: Queryable): Promise<LedgerProblem[]> {
+  const { rows } = await tx.query<LedgerProblem>(
+    `select 'entry_balanced' as check, e.business_code,
+            format('entry %s (%s): %s postings summing to %s centavos', e.id, e.kind, count(p.entry_id), coalesce(sum(p.amount_centavos), 0)) as detail
+       from journal_entries e left join journal_postings p on p.entry_id = e.id
+      group by e.id
+     having coalesce(sum(p.amount_centavos), 0) <> 0 or count(p.entry_id) < 2
+      order by e.id
+      limit ${PROBLEM_LIMIT}`,
+  );
+  return rows;
+}
+
+/** Accounts whose head on the balance row is not the sum of their postings. */
+export async function findAccountMismatches(tx: Queryable): Promise<LedgerProblem[]> {
+  const { rows } = await tx.query<LedgerProblem>(
+    `with sums as (
+       select business_code, account, sum(amount_centavos)::bigint as total from journal_postings group by business_code, account
+     ), heads as (
+       select b.business_code, head.account, head.balance
+         from balances b
+        cross join lateral (values ('available', b.available_centavos), ('pending_out', b.pending_out_centavos),
+                                   ('qr_clearing', b.qr_clearing_centavos), ('ach_clearing', b.ach_clearing_centavos)) as head(account, balance)
+     )
+     select 'account_balance' as check, h.business_code,
+            format('%s is %s centavos on the balance row but its postings sum to %s', h.account, h.balance, coalesce(s.total, 0)) as detail
+       from heads h left join sums s on s.business_code = h.business_code and s.account = h.account
+      where h.balance <> coalesce(s.total, 0)
+      order by h.business_code, h.account
+      limit ${PROBLEM_LIMIT}`,
+  );
+  return rows;
+}
+
+/** Postings whose balance_after is not their account's running sum in posting order. */
+export async function findRunningBalanceBreaks(tx: Queryable): Promise<LedgerProblem[]> {
+  const { rows } = await tx.query<LedgerProblem>(
+    `select 'running_balance' as check, business_code,
+            format('posting of entry %s on %s says %s after it, the postings before it sum to %s', entry_id, account, balance_after_centavos, running) as detail
+       from (select entry_id, business_code, account, balance_after_centavos,
+                    sum(amount_centavos) over (partition by business_code, account order by entry_id) as running
+               from journal_postings) p
+      where balance_after_centavos <> running
+      order by business_code, entry_id
+      limit ${PROBLEM_LIMIT}`,
+  );
+  return rows;
+}
+
+/**
+ * Movements the journal does not agree with: each movement has its opening entry, its `available`
+ * postings sum to its amount while it counts (0 once FAILED or CANCELED returned it), and its
+ * `pending_out` postings hold a transfer's amount exactly while it is PENDING or IN_TRANSIT.
+ */
+export async function findMovementJournalMismatches(tx: Queryable): Promise<LedgerProblem[]> {
+  const { rows } = await tx.query<LedgerProblem>(
+    `with journaled as (
+       select e.movement_id,
+              count(distinct e.id) filter (where e.kind in ('payment', 'activation_fee', 'transfer', 'refund')) as openings,
+              coalesce(sum(p.amount_centavos) filter (where p.account = 'available'), 0) as available,
+              coalesce(sum(p.amount_centavos) filter (where p.account = 'pending_out'), 0) as pending_out
+         from journal_entries e left join journal_postings p on p.entry_id = e.id
+        group by e.movement_id
+     ), expected as (
+       select m.id, m.business_code, m.type, m.status,
+              case when m.status in ('FAILED', 'CANCELED') then 0 else m.amount_centavos end as available,
+              case when m.type = 'transfer' and m.status in ('PENDING', 'IN_TRANSIT') then -m.amount_centavos else 0 end as pending_out
+         from movement_history m
+     )
+     select 'movement_journal' as check, x.business_code,
+            format('%s movement %s (%s): the journal has %s opening entries, %s on available and %s on pending_out; the movement says %s and %s',
+                   x.type, x.id, coalesce(x.status, 'no status'), coalesce(j.openings, 0), coalesce(j.available, 0),
+                   coalesce(j.pending_out, 0), x.available, x.pending_out) as detail
+       from expected x left join journaled j on j.movement_id = x.id
+      where x.status is null or coalesce(j.openings, 0) <> 1
+         or coalesce(j.available, 0) <> x.available or coalesce(j.pending_out, 0) <> x.pending_out
+      order by x.business_code, x.id
+      limit ${PROBLEM_LIMIT}`,
+  );
+  return rows;
+}
+
+/** Statement buckets that do not match the `available` postings they sum. */
+export async function findBucketMismatches(tx: Queryable): Promise<LedgerProblem[]> {
+  const { rows } = await tx.query<LedgerProblem>(
+    `with recomputed as (
+       select p.business_code, date_bin('15 minutes', p.posted_at, timestamptz '2000-01-01 00:00:00+00') as bucket_start,
+              count(*) filter (where e.kind = 'payment') as payments_count,
+              coalesce(sum(p.amount_centavos) filter (where e.kind = 'payment'), 0) as payments_centavos,
+              count(*) filter (where e.kind = 'refund') as refunds_count,
+              coalesce(sum(p.amount_centavos) filter (where e.kind = 'refund'), 0) as refunds_centavos,
+              count(*) filter (where e.kind = 'transfer') as transfers_count,
+              coalesce(sum(p.amount_centavos) filter (where e.kind = 'transfer'), 0) as transfers_centavos,
+              count(*) filter (where e.kind in ('transfer_return', 'refund_return')) as returns_count,
+              coalesce(sum(p.amount_centavos) filter (where e.kind in ('transfer_return', 'refund_return')), 0) as returns_centavos,
+              count(*) filter (where e.kind = 'activation_fee') as fees_count,
+              coalesce(sum(p.amount_centavos) filter (where e.kind = 'activation_fee'), 0) as fees_centavos,
+              (array_agg(p.balance_after_centavos order by p.entry_id desc))[1] as closing_centavos
+         from journal_postings p join journal_entries e on e.id = p.entry_id
+        where p.account = 'available'
+        group by p.business_code, 2
+     )
+     select 'statement_bucket' as check, coalesce(b.business_code, r.business_code) as business_code,
+            format('the bucket at %s does not match its postings', to_char(coalesce(b.bucket_start, r.bucket_start) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI"Z"')) as detail
+       from ledger_buckets b full join recomputed r on r.business_code = b.business_code and r.bucket_start = b.bucket_start
+      where b.business_code is null or r.business_code is null
+         or (b.payments_count, b.payments_centavos, b.refunds_count, b.refunds_centavos, b.transfers_count, b.transfers_centavos,
+             b.returns_count, b.returns_centavos, b.fees_count, b.fees_centavos, b.closing_centavos)
+            is distinct from
+            (r.payments_count::int, r.payments_centavos::bigint, r.refunds_count::int, r.refunds_centavos::bigint, r.transfers_count::int,
+             r.transfers_centavos::bigint, r.returns_count::int, r.returns_centavos::bigint, r.fees_count::int, r.fees_centavos::bigint,
+             r.closing_centavos)
+      order by 2, coalesce(b.bucket_start, r.bucket_start)
+      limit ${PROBLEM_LIMIT}`,
+  );
+  return rows;
+}
