@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'simple_qr.payment_received', 'simple_qr.paid', 'simple_qr.canceled',
   'transfer.created', 'transfer.in_transit', 'transfer.completed', 'transfer.failed', 'transfer.canceled',
   'onboarding_intent.completed', 'onboarding_intent.cancelled', 'onboarding_intent.expired',
+  'refund.created', 'refund.completed', 'refund.failed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -14,6 +14,7 @@ import type { App } from '../kernel/routes.ts';
 import { ErrorSchema } from '../kernel/schemas.ts';
 import { parseJsonBody, validatorCompiler } from '../kernel/validation.ts';
 import { ledgerRoutes } from '../ledger/routes.ts';
+import { refundRoutes } from '../refunds/routes.ts';
 import { adminRoutes } from '../merchants/admin-routes.ts';
 import { onboardingRoutes } from '../onboarding/routes.ts';
 import { qrRoutes } from '../qr/routes.ts';
@@ -35,7 +36,7 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** The public API's capabilities, each a plugin of its own routes. */
-const CAPABILITY_ROUTES: CapabilityRoutes[] = [ledgerRoutes, qrRoutes, transferRoutes, onboardingRoutes, webhookEndpointRoutes, eventRoutes];
+const CAPABILITY_ROUTES: CapabilityRoutes[] = [ledgerRoutes, qrRoutes, transferRoutes, refundRoutes, onboardingRoutes, webhookEndpointRoutes, eventRoutes];
 
 export interface BuildAppOptions {
   /** Extra plugins registered after the service's own routes (tests use it for fixture routes). */

@@ -44,6 +44,8 @@ const PayerDetailsSchema = Type.Object({
   source_bank: Type.Union([Type.String(), Type.Null()]),
   account_number: Type.Union([Masked('The payer\'s account number, masked'), Type.Null()]),
   account_titular: Type.Union([Type.String(), Type.Null()]),
+  payment_id: Type.Optional(Type.Integer({ description: 'Refunds only: the refunded payment' })),
+  refund_id: Type.Optional(Type.String({ description: 'Refunds only: the refund' })),
 });
 
 /** Where a transfer goes (account number masked). */
@@ -64,6 +66,6 @@ export const MovementSchema = Type.Object({
   }),
   reference: Type.Union([Type.String(), Type.Null()]),
   date: Timestamp('When the movement was recorded'),
-  details: Type.Optional(Type.Union([PayerDetailsSchema, Type.Null()], { description: 'Payments only' })),
+  details: Type.Optional(Type.Union([PayerDetailsSchema, Type.Null()], { description: 'Payments and refunds' })),
   destination: Type.Optional(Type.Union([DestinationSchema, Type.Null()], { description: 'Transfers only' })),
 });

@@ -38,7 +38,7 @@ export async function getBalance(db: Queryable, businessCode: number): Promise<B
 
 /** What a payment movement shows: the payer as the payment recorded it, account number masked. */
 export interface PaymentSnapshot {
-  details: { source_bank: string | null; account_number: string | null; account_titular: string | null };
+  details: { source_bank: string | null; account_number: string | null; account_titular: string | null; payment_id?: number; refund_id?: string };
 }
 
 /** What a transfer movement shows: its destination, account number masked. */

@@ -15,7 +15,7 @@ export function toBalanceView(balance: BalanceRow) {
 
 /**
  * The wire form of a movement (docs/api-reference.md#movements): the snapshot stored with it gives a payment's masked payer
- * `details` or a transfer's masked `destination`, so the history never reads QR or transfer tables.
+ * `details` (a refund's: the refunded payment's, with `payment_id` and `refund_id`) or a transfer's masked `destination`.
  */
 export function toMovementView(movement: MovementRow) {
   const snapshot = movement.snapshot as Partial<PaymentSnapshot & TransferSnapshot>;
@@ -27,7 +27,7 @@ export function toMovementView(movement: MovementRow) {
     status: movement.status,
     reference: movement.reference,
     date: movement.created_at.toISOString(),
-    ...(movement.type === 'payment' ? { details: snapshot.details ?? null } : { destination: snapshot.destination ?? null }),
+    ...(movement.type === 'transfer' ? { destination: snapshot.destination ?? null } : { details: snapshot.details ?? null }),
   };
 }
 

@@ -16,7 +16,7 @@ import { centavosToAmount, validatedCentavos, type Centavos } from '../money.ts'
 import { buildEmvPayload } from './emv.ts';
 import { parseExpiration } from './expiration.ts';
 import { renderQrDataUri } from './png.ts';
-import type { PaymentNotice } from './rail.ts';
+import { sandboxRail, type PaymentNotice, type PaymentRail, type SandboxPaymentInput } from './rail.ts';
 import { QR_AMOUNT_BOUNDS, type CreateQrBody } from './schemas.ts';
 import { effectiveState } from './state.ts';
 import * as store from './store.ts';
@@ -270,66 +270,133 @@ export interface ReceivedPayment {
   payment: PaymentRow;
 }
 
+/** A payment recorded for a QR that could no longer take it: its caller refunds it in the same transaction. */
+export interface LatePayment {
+  qr: QrRow;
+  payment: PaymentRow;
+}
+
 /**
- * Records a payment reported by any rail: the QR claim (a guarded update: a single-use QR is paid exactly
- * once, whatever the concurrency), the ledger credit and movement, the payment row, its events and the
- * purpose's handler — one transaction. Refusals (409 QR_NOT_PAYABLE, 422 amount) move nothing.
+ * Records a payment reported by any rail, in its own transaction: the QR claim (a guarded update: a
+ * single-use QR is paid exactly once, whatever the concurrency), the ledger credit and movement, the
+ * payment row, its events and the purpose's handler. Refusals (409 QR_NOT_PAYABLE, 422 amount) move nothing.
  */
 export async function receivePayment(
-  { db, config, purposes }: Pick<AppContext, 'db' | 'config' | 'purposes'>,
+  context: Pick<AppContext, 'db' | 'config' | 'purposes'>,
   notice: PaymentNotice,
   now: Date,
 ): Promise<ReceivedPayment> {
-  return db.transaction(async (tx): Promise<ReceivedPayment> => {
-    const current = notice.businessCode === null
-      ? await findQrById(tx, notice.qrId)
-      : await getQrOfMerchant(tx, notice.businessCode, notice.qrId);
-    if (!current) throw notFound('QR');
-    const amountCentavos = resolvePaymentAmount(current.qr, notice.amountCentavos);
-    const standing = await merchants.paymentStanding(tx, current.qr.business_code);
-    if (!standing.acceptsPayments) {
-      throw new ApiError('QR_NOT_PAYABLE', { message: `QR ${current.qr.id} does not accept payments: its merchant is suspended.` });
-    }
-    const claimed = await store.claimQrForPayment(tx, current.qr.id, amountCentavos, now);
-    if (!claimed) throw new ApiError('QR_NOT_PAYABLE', { message: `QR ${current.qr.id} does not accept payments: it is ${effectiveState(current.qr, now).status}.` });
-    const maskedAccount = notice.payer.accountNumber.masked;
-    const movement = await ledger.credit(tx, {
-      kind: standing.isPlatform ? 'activation_fee' : 'payment',
-      businessCode: claimed.business_code,
-      amountCentavos,
-      reference: claimed.description,
-      snapshot: {
-        details: { source_bank: notice.payer.sourceBank, account_number: maskedAccount, account_titular: notice.payer.accountTitular },
-        qr_id: claimed.id,
-      },
-      now,
-    });
-    let payment: PaymentRow;
-    try {
-      payment = await store.insertPaymentAsLast(tx, {
-        qrId: claimed.id,
-        businessCode: claimed.business_code,
-        singleUse: !claimed.is_multi_use,
-        amountCentavos,
-        sourceBank: notice.payer.sourceBank,
-        accountNumber: notice.payer.accountNumber,
-        accountTitular: notice.payer.accountTitular,
-        movementId: movement.id,
-      }, now);
-    } catch (error) {
-      // Unreachable while the guarded claim holds; the index is the database's second line (docs/architecture.md, rule 3).
-      if (error instanceof store.SingleUseAlreadyPaidError) throw new ApiError('QR_NOT_PAYABLE');
-      throw error;
-    }
-    const found: QrWithLastPayment = { qr: { ...claimed, last_payment_id: payment.id }, lastPayment: payment };
-    const owner = { kind: 'merchant', businessCode: claimed.business_code } as const;
-    const qrView = toQrEventView(config, found, now);
-    await events.emit(tx, owner, 'simple_qr.payment_received', { qr: qrView, payment: toPaymentView(payment) }, now);
-    if (claimed.status === 'PAID') await events.emit(tx, owner, 'simple_qr.paid', qrView, now);
-    if (claimed.purpose !== null) await purposes.handlerOf(claimed.purpose)(tx, { qr: found.qr, payment, now });
-    tx.notifyAfterCommit(QR_CHANGED_CHANNEL, claimed.id);
-    return { found, payment };
+  return context.db.transaction(async (tx) => {
+    const received = await receivePaymentIn(tx, context, notice, now, { whenNotPayable: 'refuse' });
+    if ('late' in received) throw new Error('a refused payment was recorded late');
+    return received;
   });
+}
+
+/**
+ * `receivePayment` inside the caller's transaction. With `whenNotPayable: 'record'` — money a payer's bank
+ * has already sent, which the payer must get back — a QR that cannot take the payment (paid, canceled,
+ * expired, its merchant suspended) does not refuse it: the payment is recorded as late, credited, and
+ * returned for the caller to refund in full in the same transaction (docs/api-reference.md#late-payments).
+ * A late payment is not the QR's payment: its counters, status and events do not change.
+ */
+export async function receivePaymentIn(
+  tx: Transaction,
+  { config, purposes }: Pick<AppContext, 'config' | 'purposes'>,
+  notice: PaymentNotice,
+  now: Date,
+  { whenNotPayable }: { whenNotPayable: 'refuse' | 'record' },
+): Promise<ReceivedPayment | (LatePayment & { late: true })> {
+  const current = notice.businessCode === null
+    ? await findQrById(tx, notice.qrId)
+    : await getQrOfMerchant(tx, notice.businessCode, notice.qrId);
+  if (!current) throw notFound('QR');
+  const amountCentavos = resolvePaymentAmount(current.qr, notice.amountCentavos);
+  const standing = await merchants.paymentStanding(tx, current.qr.business_code);
+  const claimed = standing.acceptsPayments ? await store.claimQrForPayment(tx, current.qr.id, amountCentavos, now) : undefined;
+  if (!claimed) {
+    if (whenNotPayable === 'record') return { late: true, ...await recordLatePayment(tx, current.qr, notice, amountCentavos, standing, now) };
+    const why = standing.acceptsPayments ? `it is ${effectiveState(current.qr, now).status}` : 'its merchant is suspended';
+    throw new ApiError('QR_NOT_PAYABLE', { message: `QR ${current.qr.id} does not accept payments: ${why}.` });
+  }
+  const movement = await ledger.credit(tx, creditOf(claimed, notice, amountCentavos, standing, now));
+  let payment: PaymentRow;
+  try {
+    payment = await store.insertPaymentAsLast(tx, newPaymentOf(claimed, notice, amountCentavos, movement.id), now);
+  } catch (error) {
+    // Unreachable while the guarded claim holds; the index is the database's second line (docs/architecture.md, rule 3).
+    if (error instanceof store.SingleUseAlreadyPaidError) throw new ApiError('QR_NOT_PAYABLE');
+    throw error;
+  }
+  const found: QrWithLastPayment = { qr: { ...claimed, last_payment_id: payment.id }, lastPayment: payment };
+  const owner = { kind: 'merchant', businessCode: claimed.business_code } as const;
+  const qrView = toQrEventView(config, found, now);
+  await events.emit(tx, owner, 'simple_qr.payment_received', { qr: qrView, payment: toPaymentView(payment) }, now);
+  if (claimed.status === 'PAID') await events.emit(tx, owner, 'simple_qr.paid', qrView, now);
+  if (claimed.purpose !== null) await purposes.handlerOf(claimed.purpose)(tx, { qr: found.qr, payment, now });
+  tx.notifyAfterCommit(QR_CHANGED_CHANNEL, claimed.id);
+  return { found, payment };
+}
+
+/**
+ * The late payment's row and credit. No `simple_qr.payment_received`: an integrator that marks an order
+ * paid on that event must not ship an order whose money is going back; the refund's events tell it.
+ */
+async function recordLatePayment(
+  tx: Transaction, qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, standing: merchants.PaymentStanding, now: Date,
+): Promise<LatePayment> {
+  const movement = await ledger.credit(tx, creditOf(qr, notice, amountCentavos, standing, now));
+  const payment = await store.insertLatePayment(tx, newPaymentOf(qr, notice, amountCentavos, movement.id), now);
+  return { qr, payment };
+}
+
+function creditOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, standing: merchants.PaymentStanding, now: Date): ledger.CreditRequest {
+  return {
+    kind: standing.isPlatform ? 'activation_fee' : 'payment',
+    businessCode: qr.business_code,
+    amountCentavos,
+    reference: qr.description,
+    snapshot: {
+      details: { source_bank: notice.payer.sourceBank, account_number: notice.payer.accountNumber.masked, account_titular: notice.payer.accountTitular },
+      qr_id: qr.id,
+    },
+    now,
+  };
+}
+
+function newPaymentOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, movementId: number): store.NewPayment {
+  return {
+    qrId: qr.id,
+    businessCode: qr.business_code,
+    singleUse: !qr.is_multi_use,
+    amountCentavos,
+    sourceBank: notice.payer.sourceBank,
+    accountNumber: notice.payer.accountNumber,
+    accountTitular: notice.payer.accountTitular,
+    movementId,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Refunds (the refunds module changes a payment only through these, in its own transaction)
+
+/** A merchant's payment, locked so its refunds go one at a time; 404 for an unknown or foreign one. */
+export async function lockPaymentForRefund(tx: Transaction, businessCode: number, paymentId: number): Promise<PaymentRow> {
+  const payment = await store.findPaymentForUpdate(tx, businessCode, paymentId);
+  if (!payment) throw notFound('payment');
+  return payment;
+}
+
+/** Counts `deltaCentavos` more (or, negative, less) as refunded; 409 REFUND_EXCEEDS_PAYMENT past the amount. */
+export async function addRefunded(tx: Transaction, paymentId: number, deltaCentavos: number): Promise<PaymentRow> {
+  const payment = await store.addRefunded(tx, paymentId, deltaCentavos);
+  if (!payment) throw new ApiError('REFUND_EXCEEDS_PAYMENT');
+  return payment;
+}
+
+/** The payment rail of this mode: the sandbox rail in MODE=sandbox; live has none yet, so refunds wait PENDING. */
+export function paymentRailFor(config: Pick<Config, 'mode'>): PaymentRail<SandboxPaymentInput> | null {
+  return config.mode === 'sandbox' ? sandboxRail : null;
 }
 
 function isUuid(text: string): boolean {

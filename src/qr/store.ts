@@ -268,6 +268,18 @@ export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment, no
   }
 }
 
+/** Inserts a late payment: a row of the QR's payments that is not its last payment and does not count as paid. */
+export async function insertLatePayment(tx: Queryable, payment: NewPayment, now: Date): Promise<PaymentRow> {
+  const { rows } = await tx.query<StoredPayment>(
+    `insert into qr_payments (qr_id, business_code, single_use, late, amount_centavos, source_bank, account_number, account_titular, movement_id, paid_at)
+     values ($1::uuid, $2::bigint, $3::boolean, true, $4::bigint, $5::text, $6::text, $7::text, $8::bigint, $9::timestamptz)
+     returning ${PAYMENT_COLUMNS}`,
+    [payment.qrId, payment.businessCode, payment.singleUse, payment.amountCentavos, payment.sourceBank,
+      revealAccountNumber(payment.accountNumber), payment.accountTitular, payment.movementId, now],
+  );
+  return fromStoredPayment(rows[0]!);
+}
+
 export async function countPaymentsOfQr(tx: Queryable, qrId: string): Promise<number> {
   const { rows } = await tx.query<{ total: number }>('select count(*)::int8 as total from qr_payments where qr_id = $1::uuid', [qrId]);
   return rows[0]!.total;

@@ -4,6 +4,8 @@ import type { BaseContext } from '../context.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
 import { sweepExpiredIntents } from '../onboarding/service.ts';
 import { sweepExpiredQrs } from '../qr/service.ts';
+import { paymentRailFor } from '../qr/service.ts';
+import { settleOneDueRefund } from '../refunds/service.ts';
 import { advanceOneDueTransfer, transferRailFor } from '../transfers/service.ts';
 import { Dispatcher } from '../webhooks/dispatcher.ts';
 import { Fanout } from '../webhooks/fanout.ts';
@@ -11,7 +13,7 @@ import { destinationPolicyOf } from '../webhooks/ssrf.ts';
 import { webhookMetrics } from '../webhooks/metrics.ts';
 import type { Job } from '../kernel/job.ts';
 
-/** Transfers one run of the sandbox rail worker moves at most before yielding. */
+/** Transfers or refunds one run of a sandbox rail worker moves at most before yielding. */
 const SANDBOX_RAIL_BATCH = 50;
 
 export interface BackgroundJobOptions {
@@ -62,6 +64,21 @@ export function backgroundJobs({ config, db, clock }: BaseContext, options: Back
         // One transaction per transfer keeps each balance lock short; a full batch means more may be due.
         for (let moved = 0; moved < SANDBOX_RAIL_BATCH; moved++) {
           if (!(await advanceOneDueTransfer(db, rail, { pendingMs, inTransitMs }, clock.now()))) return false;
+        }
+        return true;
+      },
+    });
+  }
+  const paymentRail = paymentRailFor(config);
+  if (paymentRail && config.sandboxSettlementMs) {
+    // Refunds settle after the first sandbox delay (docs/api-reference.md#refunds).
+    const [delayMs] = config.sandboxSettlementMs;
+    jobs.push({
+      name: 'refunds-sandbox-rail',
+      intervalMs: Math.min(5_000, Math.max(100, Math.floor(delayMs / 10))),
+      runOnce: async () => {
+        for (let settled = 0; settled < SANDBOX_RAIL_BATCH; settled++) {
+          if (!(await settleOneDueRefund(db, paymentRail, delayMs, clock.now()))) return false;
         }
         return true;
       },

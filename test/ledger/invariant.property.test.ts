@@ -1,6 +1,8 @@
-// Property (issue "Balance and movements"): for any sequence of QR payments, transfers, rail outcomes and
-// cancels, driven through the HTTP API, the balance is what an independent model of docs/api-reference.md#transfer-lifecycle and docs/api-reference.md#balance-invariant
-// says after every step, never negative, and the operator's ledger check finds nothing wrong.
+// Property: for any sequence of QR payments, transfers, rail outcomes, cancels, refunds (partial, repeated,
+// failed) and late payments, driven through the HTTP API, the balance is what an independent model of
+// docs/api-reference.md#transfer-lifecycle, #refunds and #balance-invariant says after every step, never
+// negative; the merchant's journal sums to its balance after every step; and the operator's ledger check
+// finds nothing wrong at the end.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,19 +11,31 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 
 type Operation =
-  | { kind: 'pay'; centavos: number }
+  | { kind: 'pay'; centavos: number; closedPayer: boolean }
+  | { kind: 'refund'; pick: number; centavos: number | null }
+  | { kind: 'advanceRefund'; pick: number; to: 'COMPLETED' | 'FAILED' }
+  | { kind: 'late'; centavos: number }
   | { kind: 'transfer'; centavos: number; closedAccount: boolean }
   | { kind: 'advance'; pick: number; to: 'IN_TRANSIT' | 'COMPLETED' | 'FAILED' }
   | { kind: 'cancel'; pick: number };
 
 type TransferStatus = 'PENDING' | 'IN_TRANSIT' | 'COMPLETED' | 'FAILED' | 'CANCELED';
 interface ModelTransfer { id: number; centavos: number; closedAccount: boolean; status: TransferStatus }
+interface ModelPayment { id: number; qrId: string; centavos: number; closedPayer: boolean; refunded: number }
+interface ModelRefund { id: string; payment: ModelPayment; centavos: number; status: 'PENDING' | 'COMPLETED' | 'FAILED' }
 
+const OPEN_PAYER = { account_number: '10000123454321' };
+const CLOSED_PAYER = { account_number: '40102233990000' }; // the sandbox rail fails refunds to it
+
+// Weighted so that refunds often meet a payment they can refund, and sometimes one already refunded.
 const operation: fc.Arbitrary<Operation> = fc.oneof(
-  fc.record({ kind: fc.constant('pay' as const), centavos: fc.integer({ min: 10, max: 50_000 }) }),
-  fc.record({ kind: fc.constant('transfer' as const), centavos: fc.integer({ min: 10, max: 40_000 }), closedAccount: fc.boolean() }),
-  fc.record({ kind: fc.constant('advance' as const), pick: fc.nat(), to: fc.constantFrom('IN_TRANSIT' as const, 'COMPLETED' as const, 'FAILED' as const) }),
-  fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }),
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('pay' as const), centavos: fc.integer({ min: 10, max: 50_000 }), closedPayer: fc.boolean() }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('refund' as const), pick: fc.nat({ max: 3 }), centavos: fc.option(fc.integer({ min: 10, max: 30_000 })) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advanceRefund' as const), pick: fc.nat({ max: 3 }), to: fc.constantFrom('COMPLETED' as const, 'FAILED' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('late' as const), centavos: fc.integer({ min: 10, max: 20_000 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('transfer' as const), centavos: fc.integer({ min: 10, max: 40_000 }), closedAccount: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), pick: fc.nat(), to: fc.constantFrom('IN_TRANSIT' as const, 'COMPLETED' as const, 'FAILED' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
 );
 
 /** What docs/api-reference.md#sandbox-transfer-helper says an advance of a transfer in `status` ends in; null: refused. */
@@ -47,16 +61,77 @@ describe.each(databaseKinds())('the ledger invariant on %s', (kind) => {
     const key = { apiKey: merchant.apiKey };
     let collected = 0;
     const transfers: ModelTransfer[] = [];
-    const reserved = () => transfers.filter((x) => x.status !== 'FAILED' && x.status !== 'CANCELED').reduce((sum, x) => sum + x.centavos, 0);
+    const payments: ModelPayment[] = [];
+    const refunds: ModelRefund[] = [];
+    const refunded = () => refunds.filter((r) => r.status !== 'FAILED').reduce((sum, r) => sum + r.centavos, 0);
+    const reserved = () => transfers.filter((x) => x.status !== 'FAILED' && x.status !== 'CANCELED').reduce((sum, x) => sum + x.centavos, 0) + refunded();
+    /** The payment's amount_refunded, as the API shows it, is the model's. */
+    const expectRefunded = async (payment: ModelPayment) => {
+      const listed = await t.request('GET', `/api/v2/simple-qrs/${payment.qrId}/payments`, key);
+      const shown = listed.body.data.find((p: { id: number }) => p.id === payment.id);
+      expect(Math.round(shown.amount_refunded * 100)).toBe(payment.refunded);
+    };
+    const createQr = async (amount: number) => {
+      const qr = await t.request('POST', '/api/v2/simple-qrs', { ...key, body: { business_code: merchant.businessCode, amount: formatCentavos(centavos(amount)) } });
+      expect(qr.status).toBe(201);
+      return qr.body.id as string;
+    };
     const pendingOut = () => transfers.filter((x) => x.status === 'PENDING' || x.status === 'IN_TRANSIT').reduce((sum, x) => sum + x.centavos, 0);
 
     for (const op of operations) {
       if (op.kind === 'pay') {
-        const qr = await t.request('POST', '/api/v2/simple-qrs', { ...key, body: { business_code: merchant.businessCode, amount: formatCentavos(centavos(op.centavos)) } });
-        expect(qr.status).toBe(201);
-        const payment = await t.request('POST', `/api/v2/sandbox/simple-qrs/${qr.body.id}/payments`, { ...key, body: {} });
+        const qrId = await createQr(op.centavos);
+        const payment = await t.request('POST', `/api/v2/sandbox/simple-qrs/${qrId}/payments`, { ...key, body: op.closedPayer ? CLOSED_PAYER : OPEN_PAYER });
         expect(payment.status).toBe(201);
         collected += op.centavos;
+        payments.push({ id: payment.body.id, qrId, centavos: op.centavos, closedPayer: op.closedPayer, refunded: 0 });
+      } else if (op.kind === 'late') {
+        // Money for a QR that was canceled: recorded, and refunded in full at once.
+        const qrId = await createQr(op.centavos);
+        expect((await t.request('POST', `/api/v2/simple-qrs/${qrId}/cancel`, key)).status).toBe(200);
+        const response = await t.request('POST', `/api/v2/sandbox/simple-qrs/${qrId}/late-payments`, { ...key, body: OPEN_PAYER });
+        expect(response.status).toBe(201);
+        expect(response.body.refund).toMatchObject({ status: 'PENDING', reason: 'qr_not_payable' });
+        collected += op.centavos;
+        const payment = { id: response.body.id, qrId, centavos: op.centavos, closedPayer: false, refunded: op.centavos };
+        payments.push(payment);
+        refunds.push({ id: response.body.refund.id, payment, centavos: op.centavos, status: 'PENDING' });
+      } else if (op.kind === 'refund') {
+        if (payments.length === 0) continue;
+        const payment = payments[op.pick % payments.length]!;
+        const left = payment.centavos - payment.refunded;
+        const amount = op.centavos ?? left;
+        const response = await t.request('POST', '/api/v2/refunds', {
+          ...key,
+          headers: { 'idempotency-key': randomUUID() },
+          body: op.centavos === null ? { payment_id: payment.id } : { payment_id: payment.id, amount: formatCentavos(centavos(op.centavos)) },
+        });
+        if (left === 0 || amount > left) {
+          expect(response.status).toBe(409);
+          expect(response.body.code).toBe('REFUND_EXCEEDS_PAYMENT');
+        } else if (collected - reserved() < amount) {
+          expect(response.status).toBe(400);
+          expect(response.body.code).toBe('INSUFFICIENT_FUNDS');
+        } else {
+          expect(response.status).toBe(201);
+          payment.refunded += amount;
+          refunds.push({ id: response.body.id, payment, centavos: amount, status: 'PENDING' });
+        }
+        await expectRefunded(payment);
+      } else if (op.kind === 'advanceRefund') {
+        if (refunds.length === 0) continue;
+        const refund = refunds[op.pick % refunds.length]!;
+        const response = await t.request('POST', `/api/v2/sandbox/refunds/${refund.id}/advance`, { ...key, body: { to: op.to } });
+        if (refund.status !== 'PENDING') {
+          expect(response.status).toBe(422);
+        } else {
+          const expected = op.to === 'COMPLETED' && !refund.payment.closedPayer ? 'COMPLETED' : 'FAILED';
+          expect(response.status).toBe(200);
+          expect(response.body.status).toBe(expected);
+          refund.status = expected;
+          if (expected === 'FAILED') refund.payment.refunded -= refund.centavos;
+        }
+        await expectRefunded(refund.payment);
       } else if (op.kind === 'transfer') {
         const response = await t.request('POST', '/api/v2/transfers', {
           ...key,
@@ -101,6 +176,12 @@ describe.each(databaseKinds())('the ledger invariant on %s', (kind) => {
       expect(balance.body.available).toBeGreaterThanOrEqual(0);
       expect({ available: Math.round(balance.body.available * 100), pending_out: Math.round(balance.body.pending_out * 100) })
         .toEqual({ available: collected - reserved(), pending_out: pendingOut() });
+      // … and so is the journal: the merchant's postings on each account sum to it.
+      const { rows } = await t.db.query<{ account: string; total: number }>(
+        'select account, sum(amount_centavos)::int8 as total from journal_postings where business_code = $1::bigint group by account',
+        [merchant.businessCode]);
+      const journal = Object.fromEntries(rows.map((r) => [r.account, r.total]));
+      expect({ available: journal.available ?? 0, pending_out: journal.pending_out ?? 0 }).toEqual({ available: collected - reserved(), pending_out: pendingOut() });
     }
 
     // The history mirrors every transfer's status, and the operator's check agrees with the balances.
@@ -108,11 +189,15 @@ describe.each(databaseKinds())('the ledger invariant on %s', (kind) => {
     expect(history.body.meta.total).toBe(transfers.length);
     const statusById = new Map(history.body.data.map((m: { id: number; status: string }) => [m.id, m.status]));
     expect([...statusById.values()].sort()).toEqual(transfers.map((x) => x.status).sort());
+    const refundHistory = await t.request('GET', '/api/v2/balance/movements?type=refund&per_page=100', key);
+    expect(refundHistory.body.data.map((m: { status: string }) => m.status).sort()).toEqual(refunds.map((r) => r.status).sort());
+    const listed = await t.request('GET', '/api/v2/refunds?per_page=100', key);
+    expect(listed.body.meta.total).toBe(refunds.length);
     const check = await t.request('GET', '/admin/v1/ledger/check');
-    expect(check.body.ok).toBe(true);
+    expect(check.body).toMatchObject({ ok: true, violations: [], problems: [] });
   }
 
-  it('holds for any sequence of payments, transfers, rail outcomes and cancels', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 14 }), run), { numRuns: 12 });
+  it('holds for any sequence of payments, transfers, rail outcomes, cancels, refunds and late payments', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(operation, { minLength: 4, maxLength: 24 }), run), { numRuns: 25 });
   }, 240_000);
 });

@@ -1,0 +1,67 @@
+// TypeBox schemas of the refund routes (docs/api-reference.md#refunds): validation, OpenAPI and types from one source.
+import { Type, type Static } from '@sinclair/typebox';
+import { PageSchema, PaginationQueryProperties } from '../kernel/pagination.ts';
+import { MoneyAmount, PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
+import { REFUND_FAILURE_CODES } from '../qr/rail.ts';
+
+export const REFUND_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+/** Why a merchant refunds; `qr_not_payable` is the service's own, for a late payment (never in a request). */
+export const REQUESTED_REASONS = ['requested_by_customer', 'duplicate', 'fraudulent', 'other'] as const;
+export const REFUND_REASONS = [...REQUESTED_REASONS, 'qr_not_payable'] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
+
+/** A refund gives back at least 0.10 and at most a payment's largest amount (100000.00). */
+export const MIN_REFUND_CENTAVOS = 10;
+export const MAX_REFUND_CENTAVOS = 10_000_000;
+
+export const CreateRefundBody = StrictObject({
+  payment_id: PositiveId({ description: 'The payment to refund (GET /api/v2/simple-qrs/{id}/payments)' }),
+  amount: Type.Optional(MoneyAmount(MIN_REFUND_CENTAVOS, MAX_REFUND_CENTAVOS, {
+    description: 'What to give back; default: what is left to refund of the payment',
+  })),
+  reason: Type.Optional(StringEnum(REQUESTED_REASONS, { description: 'Default requested_by_customer' })),
+  description: Type.Optional(Type.String({ maxLength: 140, description: 'Shown on the refund and its movement, at most 140 characters' })),
+});
+export type CreateRefundBody = Static<typeof CreateRefundBody>;
+
+export const RefundIdParams = StrictObject({
+  id: Type.String({ pattern: '^rf_[0-9A-Za-z]{22}$', description: 'Refund id (rf_…)' }),
+});
+
+export const ListRefundsQuery = StrictObject({
+  ...PaginationQueryProperties,
+  payment_id: Type.Optional(PositiveId({ description: 'Only the refunds of this payment' })),
+  status: Type.Optional(StringEnum(REFUND_STATUSES, { description: 'Only refunds in this status' })),
+});
+
+/** Sandbox advance helper: the rail pays the refund (COMPLETED) or cannot (FAILED). */
+export const AdvanceRefundBody = StrictObject({
+  to: StringEnum(['COMPLETED', 'FAILED'] as const),
+  failure_code: Type.Optional(StringEnum(REFUND_FAILURE_CODES, { description: 'With to: FAILED; default ACCOUNT_CLOSED' })),
+});
+
+export const RefundSchema = Type.Object({
+  id: Type.String({ example: 'rf_4Hq0c2TgGm0p8mYwZb3sQx' }),
+  payment_id: Type.Integer(),
+  qr_id: Type.String({ format: 'uuid' }),
+  business_code: Type.Integer(),
+  amount: Type.Number({ example: 20 }),
+  currency: Type.Literal('BOB'),
+  status: StringEnum(REFUND_STATUSES),
+  reason: StringEnum(REFUND_REASONS, { description: 'qr_not_payable: the service refunded a late payment by itself' }),
+  description: Type.Union([Type.String(), Type.Null()]),
+  failure_code: Type.Union([StringEnum(REFUND_FAILURE_CODES), Type.Null()]),
+  destination: Type.Object({
+    source_bank: Type.String(),
+    account_number: Type.String({ description: 'The payer\'s account, masked', example: '**********4321' }),
+    account_titular: Type.String(),
+  }, { description: 'Who gets the money back: the payer of the payment' }),
+  movement_id: Type.Integer({ description: 'The refund movement of GET /api/v2/balance/movements' }),
+  created_at: Timestamp(),
+  completed_at: Type.Union([Timestamp(), Type.Null()]),
+}, { description: 'A refund of a QR payment; the account number is always masked' });
+export type RefundResource = Static<typeof RefundSchema>;
+
+export const RefundPageSchema = PageSchema(RefundSchema);
