@@ -1,5 +1,7 @@
 // `mps`: the operator CLI. The same operations as /admin/v1, run directly on the database through the
 // same services, plus `migrate` and the ledger check. Prints JSON on stdout; errors are one line on stderr.
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
@@ -11,7 +13,9 @@ import { openDatabase } from '../db/open.ts';
 import { ApiError } from '../kernel/errors.ts';
 import { fieldErrorsFromAjv, validatorCompiler } from '../kernel/validation.ts';
 import * as ledger from '../ledger/service.ts';
-import { toLedgerReportView } from '../ledger/views.ts';
+import { StatementQuery } from '../ledger/schemas.ts';
+import { dayRange, exportEntries, statementOf } from '../ledger/statements.ts';
+import { toEntryCsvRow, toLedgerReportView, toStatementView } from '../ledger/views.ts';
 import * as schemas from '../merchants/schemas.ts';
 import * as merchants from '../merchants/service.ts';
 import { toApiKeyListing, toCreatedPartnerView, toMerchantView, toPartnerView } from '../merchants/views.ts';
@@ -38,6 +42,9 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
   key list BUSINESS_CODE                    list a merchant's API keys (prefixes only)
   key revoke KEY_PREFIX                     revoke a merchant key or master key
   ledger check                              prove the books close (docs/journal.md); exit 3 on a mismatch
+  statement BUSINESS_CODE --from YYYY-MM-DD --to YYYY-MM-DD [--csv]
+                                            a merchant's daily statement (JSON), or with --csv its journal
+                                            entries as CSV, streamed (days in SERVICE_TIMEZONE, at most 366)
 
 The database is the service's: DATABASE_URL (PostgreSQL) or the embedded one in DATA_DIR. An embedded
 database can be open in one process only: stop the service before using the CLI on it.`;
@@ -45,7 +52,8 @@ database can be open in one process only: stop the service before using the CLI 
 class UsageError extends Error {}
 
 
-type Result = { output: unknown; exitCode: number };
+/** What a command printed: JSON, or a stream written to stdout as it comes (the CSV export). */
+type Result = { output: unknown; exitCode: number } | { stream: Readable; exitCode: number };
 /** A command whose arguments have been checked, ready to run on the database. */
 type Command = (context: AppContext) => Promise<Result>;
 
@@ -67,12 +75,26 @@ function parseCommand(argv: string[]): Command {
       partner: { type: 'string' },
       status: { type: 'string' },
       kind: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      csv: { type: 'boolean' },
     },
     strict: true,
   });
   const command = positionals.join(' ');
   const [noun, verb, third, fourth] = positionals;
 
+  if (noun === 'statement') {
+    if (third !== undefined) throw new UsageError('statement takes one BUSINESS_CODE');
+    const businessCode = wholeNumber(verb, 'BUSINESS_CODE');
+    const query = validate(StatementQuery, { from: values.from, to: values.to });
+    return async ({ config, db, clock }) => {
+      await merchants.getMerchant(db, businessCode); // unknown: "merchant not found"
+      const range = dayRange(query.from, query.to, config.serviceTimeZone, clock.now());
+      if (values.csv) return { stream: exportEntries(db, businessCode, range, toEntryCsvRow), exitCode: 0 };
+      return ok(toStatementView(await statementOf(db, businessCode, range)));
+    };
+  }
   switch (`${noun} ${verb ?? ''}`.trim()) {
     case 'migrate':
       return async ({ db }) => ok({ applied: await migrate(db) });
@@ -215,13 +237,15 @@ async function main(argv: string[]): Promise<number> {
   try {
     // Every command but `migrate` needs the current schema; applying it first makes a fresh database usable.
     if (argv[0] !== 'migrate') await migrate(db);
-    const { output, exitCode } = await command(createAppContext({ config, db, clock: systemClock }));
+    const result = await command(createAppContext({ config, db, clock: systemClock }));
     await db.flushNotifications();
-    process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
-    return exitCode;
+    if ('stream' in result) await pipeline(result.stream, process.stdout, { end: false });
+    else process.stdout.write(`${JSON.stringify(result.output, null, 2)}\n`);
+    return result.exitCode;
   } catch (error) {
     if (error instanceof ApiError) {
-      process.stderr.write(`mps: ${error.message}\n`);
+      const fields = (error.errors ?? []).map((e) => `--${e.field} ${e.message}`);
+      process.stderr.write(`mps: ${fields.length > 0 ? fields.join('; ') : error.message}\n`);
       return 1;
     }
     throw error;

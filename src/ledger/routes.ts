@@ -3,11 +3,14 @@ import type { CapabilityRoutes } from '../context.ts';
 import { merchantOf } from '../kernel/principal.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import { PageSchema, pageBody, pageRequest } from '../kernel/pagination.ts';
-import { BalanceSchema, MovementSchema, MovementsQuery } from './schemas.ts';
+import { BalanceSchema, MovementSchema, MovementsQuery, StatementQuery, StatementSchema } from './schemas.ts';
+import type { Readable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import { dayRange, exportEntries, statementOf } from './statements.ts';
 import * as ledger from './service.ts';
-import { toBalanceView, toMovementView } from './views.ts';
+import { toBalanceView, toEntryCsvRow, toMovementView, toStatementView } from './views.ts';
 
-export const ledgerRoutes: CapabilityRoutes = async (app, { db }) => {
+export const ledgerRoutes: CapabilityRoutes = async (app, { config, db, clock }) => {
   app.get('/api/v2/balance', {
     config: { auth: 'merchant' },
     schema: {
@@ -39,5 +42,41 @@ export const ledgerRoutes: CapabilityRoutes = async (app, { db }) => {
       beforeId: query.before_id ?? null,
     }, page);
     return pageBody(page, movements, toMovementView);
+  });
+
+  app.get('/api/v2/balance/statement', {
+    config: { auth: 'merchant' },
+    schema: {
+      tags: ['balance'],
+      security: [{ apiKey: [] }],
+      summary: 'What available did each day (in SERVICE_TIMEZONE): opening, payments, refunds, transfers, returns, fees, closing',
+      querystring: StatementQuery,
+      response: { 200: StatementSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 422) },
+    },
+  }, async (request) => {
+    const range = dayRange(request.query.from, request.query.to, config.serviceTimeZone, clock.now());
+    return toStatementView(await statementOf(db, merchantOf(request.principal), range));
+  });
+
+  app.get('/api/v2/balance/entries.csv', {
+    config: { auth: 'merchant' },
+    schema: {
+      tags: ['balance'],
+      security: [{ apiKey: [] }],
+      summary: 'The journal entries that changed available, as CSV (RFC 4180, UTF-8, header row), streamed',
+      querystring: StatementQuery,
+      response: {
+        // Typed as the stream the handler sends; documented as the text it becomes.
+        200: { description: 'CSV attachment', content: { 'text/csv': { schema: Type.Unsafe<Readable>({ type: 'string' }) } } },
+        ...errorResponses(...AUTHENTICATED_ERRORS, 422),
+      },
+    },
+  }, async (request, reply) => {
+    const businessCode = merchantOf(request.principal);
+    const range = dayRange(request.query.from, request.query.to, config.serviceTimeZone, clock.now());
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="entries-${businessCode}-${range.from}-${range.to}.csv"`)
+      .send(exportEntries(db, businessCode, range, toEntryCsvRow));
   });
 };

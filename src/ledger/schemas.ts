@@ -69,3 +69,40 @@ export const MovementSchema = Type.Object({
   details: Type.Optional(Type.Union([PayerDetailsSchema, Type.Null()], { description: 'Payments and refunds' })),
   destination: Type.Optional(Type.Union([DestinationSchema, Type.Null()], { description: 'Transfers only' })),
 });
+
+const CalendarDate = (description: string) => Type.String({
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+  'x-format-hint': 'must be a date written YYYY-MM-DD',
+  description,
+  example: '2026-11-01',
+});
+
+/** The range of a statement or an export: days in SERVICE_TIMEZONE, both included, at most 366, none after today. */
+export const StatementQuery = StrictObject({
+  from: CalendarDate('First day, in SERVICE_TIMEZONE'),
+  to: CalendarDate('Last day, in SERVICE_TIMEZONE (at most 366 days after from, both included; not after today)'),
+});
+
+const Totals = (description: string) => Type.Object({
+  count: Type.Integer(),
+  amount: Type.Number({ description: `${description}, as its effect on available` }),
+});
+
+export const StatementSchema = Type.Object({
+  business_code: Type.Integer(),
+  currency: Type.Literal('BOB'),
+  from: Type.String({ example: '2026-11-01' }),
+  to: Type.String({ example: '2026-11-30' }),
+  opening_balance: Type.Number({ description: 'available when the first day began' }),
+  closing_balance: Type.Number({ description: 'available when the last day ended (today: now)' }),
+  days: Type.Array(Type.Object({
+    date: Type.String({ example: '2026-11-23' }),
+    opening_balance: Type.Number(),
+    payments: Totals('QR payments (positive)'),
+    refunds: Totals('Refunds created (negative)'),
+    transfers: Totals('Transfers created (negative)'),
+    returns: Totals('Failed or canceled transfers and failed refunds coming back (positive)'),
+    fees: Totals('Activation fees collected by the platform account (positive)'),
+    closing_balance: Type.Number(),
+  }), { description: 'Every day of the range, those without activity included' }),
+});

@@ -1,7 +1,9 @@
 // The ledger's API views: pure functions from rows to the JSON the API answers (docs/architecture.md#conventions).
-import { CURRENCY, centavosToAmount } from '../money.ts';
+import { CURRENCY, centavosToAmount, formatCentavos } from '../money.ts';
+import type { EntryLine, Statement } from './statements.ts';
 import type { LedgerReport, MovementRow, PaymentSnapshot, TransferSnapshot } from './service.ts';
 import type { BalanceRow } from './store.ts';
+import type { Centavos } from '../money.ts';
 
 /** The balance (docs/api-reference.md#balance). */
 export function toBalanceView(balance: BalanceRow) {
@@ -46,4 +48,43 @@ export function toLedgerReportView(report: LedgerReport) {
     })),
     problems: report.problems.map((p) => ({ check: p.check, business_code: p.business_code, detail: p.detail })),
   };
+}
+
+/** The wire form of a statement (docs/api-reference.md#statements). */
+export function toStatementView(statement: Statement) {
+  const totals = (t: { count: number; centavos: Centavos }) => ({ count: t.count, amount: centavosToAmount(t.centavos) });
+  return {
+    business_code: statement.businessCode,
+    currency: CURRENCY as typeof CURRENCY,
+    from: statement.range.from,
+    to: statement.range.to,
+    opening_balance: centavosToAmount(statement.openingCentavos),
+    closing_balance: centavosToAmount(statement.closingCentavos),
+    days: statement.days.map((day) => ({
+      date: day.date,
+      opening_balance: centavosToAmount(day.openingCentavos),
+      payments: totals(day.totals.payments),
+      refunds: totals(day.totals.refunds),
+      transfers: totals(day.totals.transfers),
+      returns: totals(day.totals.returns),
+      fees: totals(day.totals.fees),
+      closing_balance: centavosToAmount(day.closingCentavos),
+    })),
+  };
+}
+
+/**
+ * One CSV line of the journal export, in the order of CSV_COLUMNS: amounts as two-decimal text (an
+ * accountant's spreadsheet reads `-20.00`), the counterparty as the movement shows it (masked).
+ */
+export function toEntryCsvRow(line: EntryLine): unknown[] {
+  const snapshot = line.snapshot as Partial<PaymentSnapshot & TransferSnapshot> & { qr_id?: string; external_reference?: string };
+  const counterparty = snapshot.destination
+    ? { bank: String(snapshot.destination.bank_code), account: snapshot.destination.account_number, name: snapshot.destination.account_titular }
+    : { bank: snapshot.details?.source_bank ?? null, account: snapshot.details?.account_number ?? null, name: snapshot.details?.account_titular ?? null };
+  return [
+    line.entry_id, line.posted_at.toISOString(), line.kind, formatCentavos(line.amount_centavos), formatCentavos(line.balance_after_centavos),
+    CURRENCY, line.reference, snapshot.external_reference ?? null, counterparty.bank, counterparty.account, counterparty.name,
+    snapshot.qr_id ?? null, line.payment_id, line.transfer_id, line.refund_id,
+  ];
 }

@@ -223,6 +223,28 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
     expect(linesOf(result.stderr)).toHaveLength(1);
   });
 
+  it('statement prints a merchant\'s daily statement as JSON, and with --csv its journal entries', async () => {
+    const shop = await service!.createMerchant();
+    const qr = await service!.request('POST', '/api/v2/simple-qrs', { apiKey: shop.apiKey, body: { business_code: shop.businessCode, amount: 12.5 } });
+    expect((await service!.request('POST', `/api/v2/sandbox/simple-qrs/${qr.body.id}/payments`, { apiKey: shop.apiKey })).status).toBe(201);
+    const day = '2026-11-22'; // the service's test clock; the CLI's own clock is later, so the day is past
+    const json = await runCli(['statement', String(shop.businessCode), '--from', day, '--to', day], env);
+    expect(json.stderr).toBe('');
+    expect(json.exitCode).toBe(0);
+    expect(json.json).toMatchObject({ business_code: shop.businessCode, opening_balance: 0, closing_balance: 12.5, days: [{ date: day, payments: { count: 1, amount: 12.5 } }] });
+    const csv = await runCli(['statement', String(shop.businessCode), '--from', day, '--to', day, '--csv'], env);
+    expect(csv.exitCode).toBe(0);
+    const lines = csv.stdout.split('\r\n');
+    expect(lines[0]).toMatch(/^entry_id,posted_at,kind,amount,balance_after,/);
+    expect(lines[1]).toMatch(/,payment,12\.50,12\.50,BOB,/);
+    const bad = await runCli(['statement', String(shop.businessCode), '--from', '2026-02-30', '--to', day], env);
+    expect(bad.exitCode).toBe(1);
+    expect(linesOf(bad.stderr)).toEqual([expect.stringMatching(/^mps: --from is not a date of the calendar/)]);
+    const unknown = await runCli(['statement', '999999', '--from', day, '--to', day], env);
+    expect(unknown.exitCode).toBe(1);
+    expect(linesOf(unknown.stderr)).toHaveLength(1);
+  });
+
   it('ledger check exits 0 and reports every balance consistent', async () => {
     const result = await runCli(['ledger', 'check'], env);
     expect(result.stderr).toBe('');

@@ -9,6 +9,8 @@ alter table qr_payments add column amount_refunded_centavos bigint not null defa
 alter table qr_payments add column late boolean not null default false;
 drop index qr_payments_single_use_once;
 create unique index qr_payments_single_use_once on qr_payments (qr_id) where single_use and not late;
+-- the payment of a movement (the journal's CSV export names it)
+create index qr_payments_by_movement on qr_payments (movement_id);
 alter table qr_payments add constraint qr_payments_refunds_within_amount
   check (amount_refunded_centavos between 0 and amount_centavos);
 
