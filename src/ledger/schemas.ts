@@ -68,6 +68,9 @@ export const MovementSchema = Type.Object({
   date: Timestamp('When the movement was recorded'),
   details: Type.Optional(Type.Union([PayerDetailsSchema, Type.Null()], { description: 'Payments and refunds' })),
   destination: Type.Optional(Type.Union([DestinationSchema, Type.Null()], { description: 'Transfers only' })),
+  external_reference: Type.Optional(Type.Union([Type.String(), Type.Null()], {
+    description: 'Payments and refunds: the external_reference of their QR, null when it has none',
+  })),
 });
 
 const CalendarDate = (description: string) => Type.String({

@@ -29,7 +29,9 @@ export function toMovementView(movement: MovementRow) {
     status: movement.status,
     reference: movement.reference,
     date: movement.created_at.toISOString(),
-    ...(movement.type === 'transfer' ? { destination: snapshot.destination ?? null } : { details: snapshot.details ?? null }),
+    ...(movement.type === 'transfer'
+      ? { destination: snapshot.destination ?? null }
+      : { details: snapshot.details ?? null, external_reference: (snapshot as { external_reference?: string }).external_reference ?? null }),
   };
 }
 

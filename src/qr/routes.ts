@@ -84,7 +84,8 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
     const businessCode = merchantOf(request.principal);
     const page = pageRequest(request.query);
     const now = clock.now();
-    const qrPage = await qrs.listQrsOfMerchant(db, businessCode, request.query.status ?? null, now, page);
+    const filter = { status: request.query.status ?? null, externalReference: request.query.external_reference ?? null };
+    const qrPage = await qrs.listQrsOfMerchant(db, businessCode, filter, now, page);
     return pageBody(page, qrPage, (found) => toQrView(config, found, now));
   });
 

@@ -10,6 +10,15 @@ export const QR_AMOUNT_BOUNDS = { min: QR_AMOUNT_MIN_CENTAVOS, max: QR_AMOUNT_MA
 
 export const QR_STATUSES = ['ACTIVE', 'PAID', 'CANCELED'] as const;
 
+/** The merchant's own order id: returned everywhere the QR goes, and a list filter. */
+export const ExternalReference = Type.String({
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_.:-]+$',
+  'x-format-hint': 'must hold only letters, digits, _ . : -',
+  description: 'Your own order id, ≤ 64 characters of [A-Za-z0-9_.:-]',
+  example: 'order-2026-000042',
+});
+
 export const CreateQrBody = StrictObject({
   business_code: Type.Integer({ description: 'The merchant of the API key' }),
   amount: Type.Optional(MoneyAmount(QR_AMOUNT_MIN_CENTAVOS, QR_AMOUNT_MAX_CENTAVOS, {
@@ -24,6 +33,16 @@ export const CreateQrBody = StrictObject({
   })),
   description: Type.Optional(Type.String({ maxLength: 140 })),
   currency: Type.Optional(CurrencySchema),
+  external_reference: Type.Optional(ExternalReference),
+  min_amount: Type.Optional(MoneyAmount(QR_AMOUNT_MIN_CENTAVOS, QR_AMOUNT_MAX_CENTAVOS, {
+    description: 'With modify_amount: true only: the least the payer may enter (≤ amount when one is suggested)',
+  })),
+  max_amount: Type.Optional(MoneyAmount(QR_AMOUNT_MIN_CENTAVOS, QR_AMOUNT_MAX_CENTAVOS, {
+    description: 'With modify_amount: true only: the most the payer may enter (≥ amount when one is suggested)',
+  })),
+  max_payments: Type.Optional(Type.Integer({
+    minimum: 1, maximum: 1_000_000, description: 'With is_multi_use: true only: after this many payments the QR is PAID (final)',
+  })),
 });
 export type CreateQrBody = Static<typeof CreateQrBody>;
 
@@ -62,6 +81,10 @@ const QrProperties = {
   expires_at: Nullable(Timestamp()),
   qr_url: Type.String({ description: 'Hosted payment page' }),
   qr_payload: Type.String({ description: 'EMVCo Merchant-Presented Mode payload' }),
+  external_reference: Nullable(Type.String({ description: 'Your own order id, as sent' })),
+  min_amount: Type.Union([Type.Number(), Type.Null()], { description: 'Least a payer may enter (editable amounts)' }),
+  max_amount: Type.Union([Type.Number(), Type.Null()], { description: 'Most a payer may enter (editable amounts)' }),
+  max_payments: Type.Union([Type.Integer(), Type.Null()], { description: 'Payments after which a multi-use QR is PAID' }),
   payments_count: Type.Integer(),
   amount_collected: Type.Number(),
   last_payment: Type.Union([PaymentSchema, Type.Null()]),
@@ -90,6 +113,7 @@ export const GetQrQuery = StrictObject({
 export const ListQrsQuery = StrictObject({
   ...PaginationQueryProperties,
   status: Type.Optional(StringEnum(QR_STATUSES)),
+  external_reference: Type.Optional(ExternalReference),
 });
 
 export const ListPaymentsQuery = StrictObject({ ...PaginationQueryProperties });

@@ -12,7 +12,7 @@ import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts
 import { randomBase62 } from '../ids.ts';
 import * as ledger from '../ledger/service.ts';
 import * as merchants from '../merchants/service.ts';
-import { centavosToAmount, validatedCentavos, type Centavos } from '../money.ts';
+import { centavosToAmount, formatCentavos, validatedCentavos, type Centavos } from '../money.ts';
 import { buildEmvPayload } from './emv.ts';
 import { parseExpiration } from './expiration.ts';
 import { renderQrDataUri } from './png.ts';
@@ -21,7 +21,7 @@ import { QR_AMOUNT_BOUNDS, type CreateQrBody } from './schemas.ts';
 import { effectiveState } from './state.ts';
 import * as store from './store.ts';
 import { qrUrlOf, toPaymentView, toQrEventView, toQrView } from './views.ts';
-import type { PaymentRow, QrRow, QrStatus, QrWithLastPayment } from './store.ts';
+import type { PaymentRow, QrRow, QrWithLastPayment } from './store.ts';
 
 export type { PaymentRow, QrRow, QrStatus, QrWithLastPayment } from './store.ts';
 
@@ -45,6 +45,14 @@ export interface CreateQrInput {
   description: string | null;
   /** The raw `qr_expiration` text, or null for a QR that never expires. */
   qrExpiration: string | null;
+  /** The merchant's own order id. Left out (not null) when absent, as are the three below, so a request
+   * without them keeps the idempotency fingerprint it had before they existed. */
+  externalReference?: string;
+  /** Bounds on what the payer may enter (editable amounts only). */
+  minAmountCentavos?: Centavos;
+  maxAmountCentavos?: Centavos;
+  /** Payments after which a multi-use QR is PAID. */
+  maxPayments?: number;
 }
 
 export interface CheckedCreateQrInput extends CreateQrInput {
@@ -70,8 +78,29 @@ export function checkCreateInput(input: CreateQrInput, now: Date, serviceTimeZon
       errors.push(parsed.error);
     }
   }
+  errors.push(...orderRuleErrors(input));
   if (errors.length > 0) throw validationError(errors);
   return { ...input, expiresAt, qrExpirationWallClock };
+}
+
+/** The rules of min_amount, max_amount and max_payments that tie them to the QR's other fields. */
+function orderRuleErrors(input: CreateQrInput): FieldError[] {
+  const errors: FieldError[] = [];
+  const { minAmountCentavos: min, maxAmountCentavos: max, amountCentavos: suggested } = input;
+  if (!input.modifyAmount) {
+    if (min !== undefined) errors.push({ field: 'min_amount', code: 'invalid_value', message: 'is only allowed with modify_amount: true' });
+    if (max !== undefined) errors.push({ field: 'max_amount', code: 'invalid_value', message: 'is only allowed with modify_amount: true' });
+  } else {
+    if (min !== undefined && max !== undefined && min > max) {
+      errors.push({ field: 'max_amount', code: 'invalid_value', message: 'must not be less than min_amount' });
+    } else if (suggested !== null && ((min !== undefined && suggested < min) || (max !== undefined && suggested > max))) {
+      errors.push({ field: 'amount', code: 'invalid_value', message: 'must lie between min_amount and max_amount' });
+    }
+  }
+  if (input.maxPayments !== undefined && !input.isMultiUse) {
+    errors.push({ field: 'max_payments', code: 'invalid_value', message: 'is only allowed with is_multi_use: true' });
+  }
+  return errors;
 }
 
 /** A QR or payment amount its schema accepted, in centavos; null when the request left it out. */
@@ -115,6 +144,10 @@ async function prepareQr(
     purpose,
     qrPayload,
     qrImage: await render(qrPayload),
+    externalReference: input.externalReference ?? null,
+    minAmountCentavos: input.minAmountCentavos ?? null,
+    maxAmountCentavos: input.maxAmountCentavos ?? null,
+    maxPayments: input.maxPayments ?? null,
   };
 }
 
@@ -151,6 +184,10 @@ export async function createQr(
     isMultiUse: body.is_multi_use ?? false,
     description: body.description ?? null,
     qrExpiration: body.qr_expiration ?? null,
+    ...(body.external_reference === undefined ? {} : { externalReference: body.external_reference }),
+    ...(body.min_amount === undefined ? {} : { minAmountCentavos: qrAmountCentavos(body.min_amount)! }),
+    ...(body.max_amount === undefined ? {} : { maxAmountCentavos: qrAmountCentavos(body.max_amount)! }),
+    ...(body.max_payments === undefined ? {} : { maxPayments: body.max_payments }),
   };
   const checked = checkCreateInput(input, now, context.config.serviceTimeZone);
   if (body.business_code !== businessCode) throw new ApiError('BUSINESS_CODE_MISMATCH');
@@ -197,13 +234,13 @@ export async function findQrById(db: Queryable, qrId: string): Promise<QrWithLas
 export async function listQrsOfMerchant(
   db: Queryable,
   businessCode: number,
-  status: QrStatus | null,
+  filter: store.QrFilter,
   now: Date,
   page: PageRequest,
 ): Promise<Page<QrWithLastPayment>> {
   const window = pageWindow(page);
-  const total = await store.countQrsOfMerchant(db, businessCode, status, now);
-  const items = window.offset < total ? await store.listQrsOfMerchant(db, businessCode, status, now, window) : [];
+  const total = await store.countQrsOfMerchant(db, businessCode, filter, now);
+  const items = window.offset < total ? await store.listQrsOfMerchant(db, businessCode, filter, now, window) : [];
   return { items, total };
 }
 
@@ -262,6 +299,12 @@ export function resolvePaymentAmount(qr: QrRow, offeredCentavos: Centavos | null
   }
   const amount = offeredCentavos ?? qr.amount_centavos;
   if (amount === null) throw validationError([{ field: 'amount', code: 'required', message: 'is required: this QR has no suggested amount' }]);
+  if (qr.min_amount_centavos !== null && amount < qr.min_amount_centavos) {
+    throw validationError([{ field: 'amount', code: 'too_small', message: `must be at least ${formatCentavos(qr.min_amount_centavos)} for this QR` }]);
+  }
+  if (qr.max_amount_centavos !== null && amount > qr.max_amount_centavos) {
+    throw validationError([{ field: 'amount', code: 'too_large', message: `must be at most ${formatCentavos(qr.max_amount_centavos)} for this QR` }]);
+  }
   return amount;
 }
 
@@ -359,6 +402,7 @@ function creditOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, st
     snapshot: {
       details: { source_bank: notice.payer.sourceBank, account_number: notice.payer.accountNumber.masked, account_titular: notice.payer.accountTitular },
       qr_id: qr.id,
+      ...(qr.external_reference === null ? {} : { external_reference: qr.external_reference }),
     },
     now,
   };
@@ -380,11 +424,14 @@ function newPaymentOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos
 // ---------------------------------------------------------------------------------------------------
 // Refunds (the refunds module changes a payment only through these, in its own transaction)
 
-/** A merchant's payment, locked so its refunds go one at a time; 404 for an unknown or foreign one. */
-export async function lockPaymentForRefund(tx: Transaction, businessCode: number, paymentId: number): Promise<PaymentRow> {
-  const payment = await store.findPaymentForUpdate(tx, businessCode, paymentId);
-  if (!payment) throw notFound('payment');
-  return payment;
+/**
+ * A merchant's payment, locked so its refunds go one at a time, with its QR's external_reference (which
+ * the refund's movement carries too); 404 for an unknown or foreign one.
+ */
+export async function lockPaymentForRefund(tx: Transaction, businessCode: number, paymentId: number): Promise<{ payment: PaymentRow; externalReference: string | null }> {
+  const found = await store.findPaymentForUpdate(tx, businessCode, paymentId);
+  if (!found) throw notFound('payment');
+  return found;
 }
 
 /** Counts `deltaCentavos` more (or, negative, less) as refunded; 409 REFUND_EXCEEDS_PAYMENT past the amount. */

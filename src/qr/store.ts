@@ -24,6 +24,10 @@ export interface QrRow {
   qr_image: string;
   payments_count: number;
   amount_collected_centavos: Centavos;
+  external_reference: string | null;
+  min_amount_centavos: Centavos | null;
+  max_amount_centavos: Centavos | null;
+  max_payments: number | null;
   last_payment_id: number | null;
   paid_at: Date | null;
   canceled_at: Date | null;
@@ -56,6 +60,7 @@ export interface QrWithLastPayment {
 
 const QR_COLUMNS = `id, business_code, pay_token, status, amount_centavos, currency, modify_amount, is_multi_use,
   description, qr_expiration, expires_at, purpose, qr_payload, qr_image, payments_count, amount_collected_centavos,
+  external_reference, min_amount_centavos, max_amount_centavos, max_payments,
   last_payment_id, paid_at, canceled_at, cancel_reason, created_at, updated_at`;
 const PAYMENT_COLUMNS = 'id, qr_id, business_code, amount_centavos, currency, status, source_bank, account_number, account_titular, movement_id, paid_at, amount_refunded_centavos';
 
@@ -88,6 +93,10 @@ export interface NewQr {
   purpose: string | null;
   qrPayload: string;
   qrImage: string;
+  externalReference: string | null;
+  minAmountCentavos: Centavos | null;
+  maxAmountCentavos: Centavos | null;
+  maxPayments: number | null;
 }
 
 export class PayTokenTakenError extends Error {}
@@ -115,6 +124,10 @@ export async function insertQr(tx: Queryable, qr: NewQr, now: Date): Promise<QrR
     qr_image: qr.qrImage,
     payments_count: 0,
     amount_collected_centavos: centavos(0),
+    external_reference: qr.externalReference,
+    min_amount_centavos: qr.minAmountCentavos,
+    max_amount_centavos: qr.maxAmountCentavos,
+    max_payments: qr.maxPayments,
     last_payment_id: null,
     paid_at: null,
     canceled_at: null,
@@ -128,12 +141,15 @@ export async function insertQr(tx: Queryable, qr: NewQr, now: Date): Promise<QrR
     await tx.query(
       `insert into simple_qrs (id, business_code, pay_token, amount_centavos, modify_amount, is_multi_use, description,
          qr_expiration, expires_at, purpose, qr_payload, qr_image, created_at, updated_at,
+         external_reference, min_amount_centavos, max_amount_centavos, max_payments,
          status, currency, payments_count, amount_collected_centavos)
        values ($1::uuid, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::boolean, $7::text,
          $8::text, $9::timestamptz, $10::text, $11::text, $12::text, $13::timestamptz, $13::timestamptz,
+         $14::text, $15::bigint, $16::bigint, $17::integer,
          'ACTIVE', 'BOB', 0, 0)`,
       [row.id, row.business_code, row.pay_token, row.amount_centavos, row.modify_amount, row.is_multi_use, row.description,
-        row.qr_expiration, row.expires_at, row.purpose, row.qr_payload, row.qr_image, now],
+        row.qr_expiration, row.expires_at, row.purpose, row.qr_payload, row.qr_image, now,
+        row.external_reference, row.min_amount_centavos, row.max_amount_centavos, row.max_payments],
     );
     return row;
   } catch (error) {
@@ -187,11 +203,22 @@ export async function findQrByPayToken(tx: Queryable, payToken: string): Promise
   return rows[0] ? splitJoined(rows[0]) : undefined;
 }
 
-export async function countQrsOfMerchant(tx: Queryable, businessCode: number, status: QrStatus | null, now: Date): Promise<number> {
-  const filter = status ? `and ${STATUS_FILTERS[status]('$2')}` : 'and $2::timestamptz is not null';
+/** Which QRs a list shows: by effective status and by the merchant's own order id. */
+export interface QrFilter {
+  status: QrStatus | null;
+  externalReference: string | null;
+}
+
+function filterSql({ status, externalReference }: QrFilter): string {
+  return (status ? `and ${STATUS_FILTERS[status]('$2')}` : 'and $2::timestamptz is not null')
+    // $3 is always referenced so its type is known; spelled out, so the planner sees which index matches.
+    + (externalReference === null ? ' and $3::text is null' : ' and q.external_reference = $3::text');
+}
+
+export async function countQrsOfMerchant(tx: Queryable, businessCode: number, filter: QrFilter, now: Date): Promise<number> {
   const { rows } = await tx.query<{ total: number }>(
-    `select count(*)::int8 as total from simple_qrs q where q.business_code = $1::bigint ${filter}`,
-    [businessCode, now],
+    `select count(*)::int8 as total from simple_qrs q where q.business_code = $1::bigint ${filterSql(filter)}`,
+    [businessCode, now, filter.externalReference],
   );
   return rows[0]!.total;
 }
@@ -199,32 +226,32 @@ export async function countQrsOfMerchant(tx: Queryable, businessCode: number, st
 export async function listQrsOfMerchant(
   tx: Queryable,
   businessCode: number,
-  status: QrStatus | null,
+  filter: QrFilter,
   now: Date,
   page: { limit: number; offset: number },
 ): Promise<QrWithLastPayment[]> {
-  const filter = status ? `and ${STATUS_FILTERS[status]('$2')}` : 'and $2::timestamptz is not null';
   const { rows } = await tx.query(
     `select ${JOINED_COLUMNS} from simple_qrs q left join qr_payments p on p.id = q.last_payment_id
-      where q.business_code = $1::bigint ${filter}
-      order by q.created_at desc, q.id desc limit $3::int offset $4::int`,
-    [businessCode, now, page.limit, page.offset],
+      where q.business_code = $1::bigint ${filterSql(filter)}
+      order by q.created_at desc, q.id desc limit $4::int offset $5::int`,
+    [businessCode, now, filter.externalReference, page.limit, page.offset],
   );
   return rows.map(splitJoined);
 }
 
 /**
  * Takes a payment of `amountCentavos` on a QR that is payable at `now`: ACTIVE and not expired. A
- * single-use QR becomes PAID in the same statement, so of two concurrent payers the second finds no
- * ACTIVE row (the row lock makes it wait, then re-check): undefined means "not payable".
+ * single-use QR — or a multi-use one taking its `max_payments`-th payment — becomes PAID in the same
+ * statement, so of two concurrent payers the second finds no ACTIVE row (the row lock makes it wait,
+ * then re-check): undefined means "not payable".
  */
 export async function claimQrForPayment(tx: Queryable, qrId: string, amountCentavos: Centavos, now: Date): Promise<QrRow | undefined> {
   const { rows } = await tx.query<QrRow>(
     `update simple_qrs q
         set payments_count = q.payments_count + 1,
             amount_collected_centavos = q.amount_collected_centavos + $2::bigint,
-            status = case when q.is_multi_use then 'ACTIVE' else 'PAID' end,
-            paid_at = case when q.is_multi_use then q.paid_at else $3::timestamptz end,
+            status = case when q.is_multi_use and (q.max_payments is null or q.payments_count + 1 < q.max_payments) then 'ACTIVE' else 'PAID' end,
+            paid_at = case when q.is_multi_use and (q.max_payments is null or q.payments_count + 1 < q.max_payments) then q.paid_at else $3::timestamptz end,
             updated_at = $3::timestamptz
       where q.id = $1::uuid and q.status = 'ACTIVE' and ${notExpired('$3')}
       returning ${QR_COLUMNS}`,
@@ -337,12 +364,18 @@ export async function findQrsByIds(tx: Queryable, qrIds: string[]): Promise<QrWi
 }
 
 /** A merchant's payment, locked until the transaction ends: refunds of one payment go one at a time. */
-export async function findPaymentForUpdate(tx: Queryable, businessCode: number, paymentId: number): Promise<PaymentRow | undefined> {
-  const { rows } = await tx.query<StoredPayment>(
-    `select ${PAYMENT_COLUMNS} from qr_payments where id = $1::bigint and business_code = $2::bigint for update`,
+export async function findPaymentForUpdate(
+  tx: Queryable, businessCode: number, paymentId: number,
+): Promise<{ payment: PaymentRow; externalReference: string | null } | undefined> {
+  const { rows } = await tx.query<StoredPayment & { qr_external_reference: string | null }>(
+    `select ${PAYMENT_COLUMNS.split(',').map((c) => `p.${c.trim()}`).join(', ')}, q.external_reference as qr_external_reference
+       from qr_payments p join simple_qrs q on q.id = p.qr_id
+      where p.id = $1::bigint and p.business_code = $2::bigint for update of p`,
     [paymentId, businessCode],
   );
-  return rows[0] && fromStoredPayment(rows[0]);
+  if (!rows[0]) return undefined;
+  const { qr_external_reference: externalReference, ...payment } = rows[0];
+  return { payment: fromStoredPayment(payment), externalReference };
 }
 
 /**

@@ -59,7 +59,7 @@ export async function createRefund(
 ): Promise<IdempotentResult> {
   const request = toCreateRefundRequest(body);
   return runIdempotent(db, caller.idempotencyScope, request, now, async (tx) => {
-    const payment = await qrs.lockPaymentForRefund(tx, caller.businessCode, request.payment_id);
+    const { payment, externalReference } = await qrs.lockPaymentForRefund(tx, caller.businessCode, request.payment_id);
     if (payment.paid_at.getTime() + config.refundWindowMs <= now.getTime()) {
       throw new ApiError('REFUND_WINDOW_CLOSED', {
         message: `Payment ${payment.id} was made on ${payment.paid_at.toISOString()}, before the refund window began.`,
@@ -72,7 +72,7 @@ export async function createRefund(
         message: `Payment ${payment.id} has ${centavosToAmount(centavos(left))} BOB left to refund.`,
       });
     }
-    const refund = await openRefund(tx, payment, { amountCentavos: amount, reason: request.reason, description: request.description }, now);
+    const refund = await openRefund(tx, payment, externalReference, { amountCentavos: amount, reason: request.reason, description: request.description }, now);
     return { statusCode: 201, body: toRefundResource(refund) };
   });
 }
@@ -85,6 +85,7 @@ export async function createRefund(
 async function openRefund(
   tx: Transaction,
   payment: PaymentRow,
+  externalReference: string | null,
   refund: { amountCentavos: Centavos; reason: RefundReason; description: string | null },
   now: Date,
 ): Promise<RefundRow> {
@@ -103,6 +104,7 @@ async function openRefund(
         refund_id: id,
       },
       qr_id: payment.qr_id,
+      ...(externalReference === null ? {} : { external_reference: externalReference }),
     },
     now,
   });
@@ -140,7 +142,7 @@ export async function receiveNotice(
   return context.db.transaction(async (tx): Promise<ReceivedNotice> => {
     const received = await qrs.receivePaymentIn(tx, context, notice, now, { whenNotPayable: 'record' });
     if (!('late' in received)) return { late: false, payment: received.payment };
-    const refund = await openRefund(tx, received.payment, { amountCentavos: received.payment.amount_centavos, reason: 'qr_not_payable', description: null }, now);
+    const refund = await openRefund(tx, received.payment, received.qr.external_reference, { amountCentavos: received.payment.amount_centavos, reason: 'qr_not_payable', description: null }, now);
     return { late: true, payment: { ...received.payment, amount_refunded_centavos: received.payment.amount_centavos }, refund };
   });
 }

@@ -132,7 +132,7 @@ describe.each(databaseKinds())('statements on %s', (kind) => {
   it('exports only the days asked for, and a day without entries as the header alone', async () => {
     // 2026-11-21 in La Paz: the payment at 03:30 UTC was still 2026-11-20 there.
     const day = await t.request('GET', '/api/v2/balance/entries.csv?from=2026-11-21&to=2026-11-21', { apiKey: merchant.apiKey });
-    expect(parse(day.text, { columns: true }).map((r: { kind: string }) => r.kind)).toEqual(['transfer_return', 'refund', 'payment', 'refund']);
+    expect((parse(day.text, { columns: true }) as Array<{ kind: string }>).map((r) => r.kind)).toEqual(['transfer_return', 'refund', 'payment', 'refund']);
     const empty = await t.request('GET', '/api/v2/balance/entries.csv?from=2026-11-19&to=2026-11-19', { apiKey: merchant.apiKey });
     expect(empty.text).toBe('entry_id,posted_at,kind,amount,balance_after,currency,reference,external_reference,counterparty_bank,counterparty_account,counterparty_name,qr_id,payment_id,transfer_id,refund_id\r\n');
   });

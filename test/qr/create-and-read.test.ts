@@ -19,6 +19,7 @@ describe.each(databaseKinds())('simple QRs on %s: create and read', (kind) => {
       business_code: merchant.businessCode, status: 'ACTIVE', amount: 150.5, currency: 'BOB', modify_amount: false,
       is_multi_use: false, description: 'Order 42', qr_expiration: null, expires_at: null, payments_count: 0,
       amount_collected: 0, last_payment: null, paid_at: null, canceled_at: null, cancel_reason: null,
+      external_reference: null, min_amount: null, max_amount: null, max_payments: null,
       created_at: '2026-11-22T16:00:00.000Z', updated_at: '2026-11-22T16:00:00.000Z',
     });
     expect(qr.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -27,8 +28,8 @@ describe.each(databaseKinds())('simple QRs on %s: create and read', (kind) => {
     expect(qr.qr_image).toMatch(/^data:image\/png;base64,/);
     expect(Object.keys(qr).sort()).toEqual([
       'amount', 'amount_collected', 'business_code', 'cancel_reason', 'canceled_at', 'created_at', 'currency', 'description',
-      'expires_at', 'id', 'is_multi_use', 'last_payment', 'modify_amount', 'paid_at', 'payments_count', 'qr_expiration',
-      'qr_image', 'qr_payload', 'qr_url', 'status', 'updated_at',
+      'expires_at', 'external_reference', 'id', 'is_multi_use', 'last_payment', 'max_amount', 'max_payments', 'min_amount',
+      'modify_amount', 'paid_at', 'payments_count', 'qr_expiration', 'qr_image', 'qr_payload', 'qr_url', 'status', 'updated_at',
     ]);
   });
 

@@ -90,6 +90,7 @@ describe.each(databaseKinds())('refunds on %s', (kind) => {
       id: response.body.movement_id, type: 'refund', amount: -100, currency: 'BOB', status: 'PENDING', reference: 'Talla equivocada',
       date: '2026-11-22T16:00:00.000Z',
       details: { source_bank: 'Banco Unión', account_number: '**********4321', account_titular: 'Ana Pérez', payment_id: payment.id, refund_id: response.body.id },
+      external_reference: null,
     });
     expect((await room.paymentOf(merchant, qr.id))[0]).toMatchObject({ id: payment.id, amount_refunded: 100 });
     expect(await room.eventTypes(merchant)).toContain('refund.created');

@@ -79,9 +79,11 @@ export function renderPayPage(input: PayPageInput): string {
   const payable = status.status === 'ACTIVE';
   const title = `${merchant.name} — ${payable ? 'Pay' : statusText(status)}`;
 
+  const bounds = amountBoundsText(qr.min_amount_centavos, qr.max_amount_centavos);
   const amountBlock = qr.modify_amount
     ? `<p class="amount" data-field="qr-amount">${amountText ? `${escapeHtml(amountText)}` : 'You choose the amount'}</p>
-       ${amountText ? '<p class="muted">Suggested amount; you may pay another.</p>' : ''}`
+       ${amountText ? '<p class="muted">Suggested amount; you may pay another.</p>' : ''}
+       ${bounds ? `<p class="muted" data-field="qr-bounds">${escapeHtml(bounds)}</p>` : ''}`
     : `<p class="amount" data-field="qr-amount">${escapeHtml(amountText)}</p>`;
 
   const expiry = qr.expires_at
@@ -112,6 +114,14 @@ ${qrBlock}
 ${simulate}`;
 
   return pageShell({ title, nonce, body, script: liveScript(status) });
+}
+
+/** What an editable amount may be, in words; null without bounds. */
+function amountBoundsText(min: Centavos | null, max: Centavos | null): string | null {
+  if (min !== null && max !== null) return `Between Bs ${formatCentavos(min)} and Bs ${formatCentavos(max)}.`;
+  if (min !== null) return `At least Bs ${formatCentavos(min)}.`;
+  if (max !== null) return `At most Bs ${formatCentavos(max)}.`;
+  return null;
 }
 
 /** The receipt of a single-use QR once paid (a multi-use QR shows no payment to the public). */
