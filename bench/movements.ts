@@ -8,9 +8,9 @@
 //   npx tsx bench/movements.ts                       # both scenarios
 //   BENCH_DATABASE_URL=postgres://… ROWS=200000 npx tsx bench/movements.ts
 //
-// The history is seeded with set-based SQL straight into the ledger tables (balances, movements and
-// counters kept consistent, so `mps ledger check` passes): a million movements through HTTP would take
-// the benchmark longer than the measurement it exists for.
+// The history is seeded with set-based SQL straight into the ledger tables (test/helpers/journal-seed.ts:
+// movements, transfers, journal, buckets, counters and balances kept consistent, so `mps ledger check`
+// passes): a million movements through HTTP would take the benchmark longer than the measurement.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { migrate } from '../src/db/migrate.ts';
@@ -19,6 +19,7 @@ import * as merchants from '../src/merchants/service.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { adminQuery } from './scratch-database.ts';
 import { waitUntilReady } from './ready.ts';
+import { seedHistory } from '../test/helpers/journal-seed.ts';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const databaseName = 'mps_bench_movements';
@@ -43,27 +44,13 @@ async function seed(url: string): Promise<{ hot: { businessCode: number; apiKey:
     const spread: Array<{ businessCode: number; apiKey: string }> = [];
     for (let i = 0; i < spreadMerchants; i++) spread.push(await create(`Merchant ${i}`));
     const started = performance.now();
-    // Every third movement is a settled transfer (negative, COMPLETED); the rest are payments. Dates go
-    // forward one second per movement, a few share a second, so ordering by (date, id) is exercised.
-    const insertHistory = (businessCodes: string, rows: number) => db.transaction((tx) => tx.query(`
-      insert into movements (business_code, type, amount_centavos, status, reference, snapshot, created_at, updated_at)
-      select bc, case when n % 3 = 0 then 'transfer' else 'payment' end,
-             case when n % 3 = 0 then -100 else 250 end, 'COMPLETED', 'seed ' || n,
-             case when n % 3 = 0
-               then '{"destination":{"type":"bank_account","bank_code":1001,"account_number":"**********5678","account_titular":"Juan Perez"}}'::jsonb
-               else '{"details":{"source_bank":"Banco Union","account_number":"******4321","account_titular":"Ana Perez"}}'::jsonb end,
-             timestamptz '2025-01-01' + (n / 2) * interval '1 second', timestamptz '2025-01-01' + (n / 2) * interval '1 second'
-        from generate_series(1, ${rows}) as n, lateral (select (${businessCodes})[1 + n % cardinality(${businessCodes})] as bc) m`));
-    await insertHistory(`array[${hot.businessCode}]::bigint[]`, rowsForOneMerchant);
-    await insertHistory(`array[${spread.map((m) => m.businessCode).join(',')}]::bigint[]`, spreadRows);
-    await db.transaction(async (tx) => {
-      await tx.query(`insert into movement_counters (business_code, type, movement_count)
-                      select business_code, type, count(*) from movements group by business_code, type
-                      on conflict (business_code, type) do update set movement_count = excluded.movement_count`);
-      await tx.query(`update balances b set available_centavos = s.total
-                        from (select business_code, sum(amount_centavos) as total from movements group by business_code) s
-                       where s.business_code = b.business_code`);
-    });
+    // Every third movement is a settled transfer (negative, COMPLETED); the rest are payments, half a
+    // second apart, with their journal entries, so the ledger check passes on the seeded database.
+    await seedHistory(db, hot.businessCode, { count: rowsForOneMerchant, start: new Date('2025-01-01T00:00:00Z'), spacingMs: 500, transferEvery: 3 });
+    const perMerchant = Math.floor(spreadRows / spreadMerchants);
+    for (const merchant of spread) {
+      await seedHistory(db, merchant.businessCode, { count: perMerchant, start: new Date('2025-01-01T00:00:00Z'), spacingMs: 500, transferEvery: 3 });
+    }
     await db.query('analyze');
     console.log(`seeded ${rowsForOneMerchant + spreadRows} movements in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     return { hot, spread };

@@ -28,7 +28,6 @@ const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const merchantCount = Number(process.env.BENCH_MERCHANTS ?? 200);
 const pgbenchClients = Number(process.env.BENCH_PGBENCH_CLIENTS ?? 10);
-const replayBatch = Number(process.env.BENCH_REPLAY_BATCH ?? 8);
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const PORT = 3900 + Math.floor(Math.random() * 50);
 
@@ -86,31 +85,6 @@ UPDATE bench_baseline_balances SET available_centavos = available_centavos - 100
  WHERE business_code = :bc AND available_centavos >= 100;
 INSERT INTO bench_baseline_transfers (business_code, amount_centavos, created_at) VALUES (:bc, 100, now());
 END;
-`;
-}
-
-const RESOURCE = '{"id":1,"business_code":1001,"status":"PENDING","amount":1,"currency":"BOB","reference":"bench","destination":{"type":"bank_account","bank_code":1001,"account_number":"**********3000","account_titular":"Bench Payee"},"failure_code":null,"movement_id":1,"created_at":"2026-11-22T16:00:00.000Z","updated_at":"2026-11-22T16:00:00.000Z"}';
-const SNAPSHOT = '{"destination":{"type":"bank_account","bank_code":1001,"account_number":"**********3000","account_titular":"Bench Payee"}}';
-
-/**
- * The transaction the service runs for a batch of `batch` transfers from as many merchants (group commit,
- * src/db/group-commit.ts), replayed by pgbench with the service's statements: claim the idempotency keys;
- * the ledger's debit, movements and counters; the transfer rows; the outbox events; the stored outcomes.
- * The database's share of the cost, without Node, HTTP or the driver. Rows go to the real tables of a
- * merchant range the HTTP phases do not use, so the ledger of those merchants is left untouched. The
- * transfers take their movement through an index lookup where the service passes the ids it got back.
- */
-function serviceTransactionScript(first: number, last: number, batch: number): string {
-  const blocks = Math.floor((last - first + 1) / batch);
-  const merchants = `generate_series(${first} + :block * ${batch}, ${first} + :block * ${batch} + ${batch - 1})`;
-  return `\\set block random(0, ${blocks - 1})
-BEGIN ISOLATION LEVEL READ COMMITTED;
-select pg_try_advisory_xact_lock(hashtextextended('idempotency' || chr(10) || k.caller || chr(10) || k.route || chr(10) || k.key::text, 0)) as locked, s.request_hash, s.status_code, s.response_body from (select 'merchant:' || bc as caller, 'POST /api/v2/transfers' as route, gen_random_uuid() as key, bc as ord from ${merchants} as bc) k left join idempotency_keys s on s.caller = k.caller and s.route = k.route and s.idempotency_key = k.key order by k.ord;
-with request as (select bc as business_code, 100::bigint as amount_centavos, 'bench'::text as reference, '${SNAPSHOT}'::jsonb as snapshot, now() as at, bc as ord from ${merchants} as bc), locked as (select business_code from balances where business_code in (select business_code from request) order by business_code for no key update), debited as (update balances b set available_centavos = b.available_centavos - r.amount_centavos, pending_out_centavos = b.pending_out_centavos + r.amount_centavos, updated_at = r.at from request r where b.business_code = r.business_code and b.business_code in (select business_code from locked) and b.available_centavos >= r.amount_centavos returning b.business_code), moved as (insert into movements (business_code, type, amount_centavos, status, reference, snapshot, created_at, updated_at) select r.business_code, 'transfer', -r.amount_centavos, 'PENDING', r.reference, r.snapshot, r.at, r.at from request r join debited d on d.business_code = r.business_code order by r.ord returning *), counted as (insert into movement_counters (business_code, type, movement_count) select business_code, 'transfer', 1 from moved on conflict (business_code, type) do update set movement_count = movement_counters.movement_count + 1) select l.business_code is not null as has_balance, m.* from request r left join locked l on l.business_code = r.business_code left join moved m on m.business_code = r.business_code order by r.ord;
-insert into transfers (business_code, movement_id, status, amount_centavos, reference, bank_code, account_number, account_titular, created_at, updated_at) select bc, (select max(id) from movements where business_code = bc), 'PENDING', 100, 'bench', 1001, '1000-2000-3000', 'Bench Payee', now(), now() from ${merchants} as bc order by bc returning *;
-insert into events (id, owner_kind, owner_id, type, data, created_at) select 'evt_' || md5(random()::text), 'merchant', bc, 'transfer.created', '${RESOURCE}', now() from ${merchants} as bc order by bc returning id, sequence, owner_kind, owner_id, type, data, created_at, published_at;
-insert into idempotency_keys (caller, route, idempotency_key, request_hash, status_code, response_body, created_at) select 'merchant:' || bc, 'POST /api/v2/transfers', gen_random_uuid(), md5(random()::text), 201, '${RESOURCE}', now() from ${merchants} as bc on conflict on constraint idempotency_keys_pkey do nothing;
-COMMIT;
 `;
 }
 
@@ -176,12 +150,6 @@ async function main(): Promise<void> {
     const first = merchants[0]!.businessCode;
     const last = merchants.at(-1)!.businessCode;
     const baseline = await pgbench(databaseUrl, baselineScript(first, last));
-    // The replay runs on merchants the HTTP phases never use (created and funded like the others).
-    const replayMerchants = await createMerchants(merchantCount);
-    for (const merchant of replayMerchants) {
-      await db.transaction((tx) => ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(100_000_000), reference: 'bench funding', snapshot: {}, now: new Date() }));
-    }
-    const replay = await pgbench(databaseUrl, serviceTransactionScript(replayMerchants[0]!.businessCode, replayMerchants.at(-1)!.businessCode, replayBatch));
     const many = await loadTransfers(merchants);
     // Rows committed by one transaction share its xmin: transfers per transaction is the mean batch size.
     const batches = await db.query<{ transfers: number; transactions: number }>(
@@ -190,8 +158,7 @@ async function main(): Promise<void> {
     );
     // BENCH_SKIP_HOT=1 measures only the many-merchants case (e.g. while profiling).
     const hot = process.env.BENCH_SKIP_HOT ? null : await loadTransfers(merchants.slice(0, 1));
-    const replayedMerchants = new Set(replayMerchants.map((merchant) => merchant.businessCode));
-    const { rows } = await db.query<{ total: number }>('select count(*) as total from transfers where not (business_code = any($1::bigint[]))', [[...replayedMerchants]]);
+    const { rows } = await db.query<{ total: number }>('select count(*) as total from transfers');
     const check = await ledger.checkLedger(db);
     await db.close();
 
@@ -199,7 +166,6 @@ async function main(): Promise<void> {
     const lines = [
       `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`,
       `pgbench baseline (debit + insert, ${pgbenchClients} clients, ${durationSeconds}s): ${baseline.tps.toFixed(0)} tps`,
-      `pgbench replay of the service's batch transaction (${replayBatch} transfers, 7 statements, ${pgbenchClients} clients, ${durationSeconds}s): ${(replay.tps * replayBatch).toFixed(0)} transfers/s = ${(replay.tps * replayBatch / baseline.tps).toFixed(2)} x baseline`,
       `POST /api/v2/transfers, ${merchants.length} merchants, ${connections} connections, ${durationSeconds}s: ${many.perSecond.toFixed(0)} created/s, p50 ${many.p50Ms} ms, p99 ${many.p99Ms} ms, non-2xx ${many.other}, ${(batches.rows[0]!.transfers / batches.rows[0]!.transactions).toFixed(1)} transfers per transaction`,
       `ratio app / baseline: ${ratio.toFixed(2)} (target >= 0.30)`,
       hot
@@ -207,7 +173,7 @@ async function main(): Promise<void> {
         : 'hot merchant: skipped (BENCH_SKIP_HOT)',
       // autocannon counts answers received within the duration; requests still in flight at the end are
       // committed but not counted, so the table holds up to `connections` more rows per phase.
-      `transfers in the database: ${rows[0]!.total} (HTTP merchants; ${many.created + (hot?.created ?? 0)} 201s counted); ledger check ${check.violations.length === 0 && check.problems.length === 0 ? "passes" : "FAILS"}`,
+      `transfers in the database: ${rows[0]!.total} (${many.created + (hot?.created ?? 0)} 201s counted); ledger check ${check.violations.length === 0 && check.problems.length === 0 ? "passes" : "FAILS"}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

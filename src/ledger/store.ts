@@ -60,7 +60,8 @@ export type PostedEntry =
  * debits can never overdraw; the CHECKs on balances stand behind it. An entry the guard refuses writes
  * nothing. Postings carry each account's balance after them, read from the heads this statement set; the
  * posting time is never earlier than the merchant's previous one (`greatest` with the head's updated_at),
- * so an account's postings are in time order even when two instances' clocks differ by a little.
+ * so an account's postings are in time order even when two instances' clocks differ by a little, and is
+ * kept to the millisecond (a CHECK says so) so that JavaScript holds it exactly.
  *
  * Without `waitForLocks`, a balance another transaction holds fails the statement at once (SQLSTATE
  * 55P03) instead of keeping every other merchant of the call waiting behind it.
@@ -90,7 +91,7 @@ export async function postEntries(
               pending_out_centavos = b.pending_out_centavos + r.d_pending_out,
               qr_clearing_centavos = b.qr_clearing_centavos + r.d_qr_clearing,
               ach_clearing_centavos = b.ach_clearing_centavos + r.d_ach_clearing,
-              updated_at = greatest(b.updated_at, r.at)
+              updated_at = date_trunc('milliseconds', greatest(b.updated_at, r.at))
          from request r
         where b.business_code = r.business_code and b.business_code in (select business_code from locked)
           and b.available_centavos + r.d_available >= 0 and b.pending_out_centavos + r.d_pending_out >= 0

@@ -63,6 +63,7 @@ export const PaymentSchema = Type.Object({
   paid_at: Timestamp(),
   movement_id: Type.Integer(),
   amount_refunded: Type.Number({ description: 'What refunds that have not failed give back of this payment', example: 0 }),
+  late: Type.Boolean({ description: 'Money that arrived for a QR that could no longer take it; refunded in full at once (docs: late payments)' }),
 });
 export type PaymentView = Static<typeof PaymentSchema>;
 

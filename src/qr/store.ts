@@ -50,6 +50,8 @@ export interface PaymentRow {
   movement_id: number;
   paid_at: Date;
   amount_refunded_centavos: Centavos;
+  /** Money that arrived for a QR that could no longer take it (refunded in full when it was recorded). */
+  late: boolean;
 }
 
 /** A QR with its latest payment (null before the first), as every read returns it. */
@@ -62,7 +64,7 @@ const QR_COLUMNS = `id, business_code, pay_token, status, amount_centavos, curre
   description, qr_expiration, expires_at, purpose, qr_payload, qr_image, payments_count, amount_collected_centavos,
   external_reference, min_amount_centavos, max_amount_centavos, max_payments,
   last_payment_id, paid_at, canceled_at, cancel_reason, created_at, updated_at`;
-const PAYMENT_COLUMNS = 'id, qr_id, business_code, amount_centavos, currency, status, source_bank, account_number, account_titular, movement_id, paid_at, amount_refunded_centavos';
+const PAYMENT_COLUMNS = 'id, qr_id, business_code, amount_centavos, currency, status, source_bank, account_number, account_titular, movement_id, paid_at, amount_refunded_centavos, late';
 
 /** QR columns prefixed `q.` and the last payment's columns as `p_…`, for the joined reads. */
 const JOINED_COLUMNS = [

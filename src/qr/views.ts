@@ -23,6 +23,7 @@ export function toPaymentView(payment: PaymentRow): PaymentView {
     paid_at: payment.paid_at.toISOString(),
     movement_id: payment.movement_id,
     amount_refunded: centavosToAmount(payment.amount_refunded_centavos),
+    late: payment.late,
   };
 }
 

@@ -13,7 +13,7 @@ import { parse } from 'csv-parse';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createMerchant } from '../../src/merchants/service.ts';
 import { createTestDatabase, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
-import { seedPayments } from '../helpers/journal-seed.ts';
+import { seedHistory } from '../helpers/journal-seed.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRIES = 100_000;
@@ -40,7 +40,8 @@ describeOnPostgres('the journal export\'s memory on %s', { timeout: 180_000 }, (
     const created = await database.db.transaction((tx) => createMerchant(tx, { name: 'Tienda Grande' }, 'sandbox', new Date('2025-11-30T12:00:00Z')));
     apiKey = created.apiKey;
     // 100,000 payments five minutes apart: 2025-12-01 to late October 2026.
-    await seedPayments(database.db, created.merchant.business_code, { count: ENTRIES, start: new Date('2025-12-01T12:00:00Z'), spacingMs: 290_000 });
+    await seedHistory(database.db, created.merchant.business_code, { count: ENTRIES, start: new Date('2025-12-01T12:00:00Z'), spacingMs: 290_000 });
+    await database.db.query('analyze');
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     service = spawn(process.execPath, [`--max-old-space-size=${HEAP_LIMIT_MB}`, '--import', 'tsx', 'src/main.ts'], {

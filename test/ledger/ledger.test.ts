@@ -315,6 +315,33 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
       expect(await room.postings(merchant)).toHaveLength(2);
     });
 
+    it('an entry whose postings never come, at commit; and a posting for another merchant\'s entry', async () => {
+      const merchant = await room.newMerchant();
+      const other = await room.newMerchant();
+      const payment = await room.credit(merchant, 100);
+      const alone = await rejectionOf(database.db.transaction((tx) => tx.query(
+        `insert into journal_entries (business_code, kind, movement_id, posted_at) values ($1::bigint, 'refund_return', $2::bigint, date_trunc('milliseconds', now()))`,
+        [merchant, payment.id])));
+      expect(databaseErrorOf(alone)?.code).toBe('23514');
+      expect(String((alone as Error).message)).toMatch(/has 0 postings/);
+      const { rows } = await database.db.query<{ id: number }>('select id from journal_entries where movement_id = $1::bigint', [payment.id]);
+      const foreign = await rejectionOf(database.db.query(
+        `insert into journal_postings (entry_id, business_code, account, amount_centavos, balance_after_centavos, posted_at)
+         values ($1::bigint, $2::bigint, 'pending_out', 1, 1, date_trunc('milliseconds', now())), ($1::bigint, $2::bigint, 'ach_clearing', -1, -1, date_trunc('milliseconds', now()))`,
+        [rows[0]!.id, other]));
+      expect(databaseErrorOf(foreign)).toMatchObject({ code: '23503', constraint: 'journal_postings_entry_fkey' });
+      expect(await room.postings(merchant)).toHaveLength(2);
+    });
+
+    it('a posting time finer than a millisecond', async () => {
+      const merchant = await room.newMerchant();
+      const payment = await room.credit(merchant, 100);
+      const error = await rejectionOf(database.db.query(
+        `insert into journal_entries (business_code, kind, movement_id, posted_at) values ($1::bigint, 'refund_return', $2::bigint, timestamptz '2026-11-22 16:00:00.000500+00')`,
+        [merchant, payment.id]));
+      expect(databaseErrorOf(error)).toMatchObject({ code: '23514', constraint: 'journal_entries_posted_at_milliseconds' });
+    });
+
     it.each(['journal_postings', 'journal_entries'])('truncate %s', async (table) => {
       const error = await rejectionOf(database.db.query(`truncate ${table} cascade`));
       expect(databaseErrorOf(error)?.code).toBe('55000');
@@ -325,11 +352,11 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
       const payment = await room.credit(merchant, 100);
       const attempt = (legs: Array<[string, number]>) => database.db.transaction(async (tx) => {
         const { rows } = await tx.query<{ id: number }>(
-          `insert into journal_entries (business_code, kind, movement_id, posted_at) values ($1::bigint, 'refund_return', $2::bigint, now()) returning id`,
+          `insert into journal_entries (business_code, kind, movement_id, posted_at) values ($1::bigint, 'refund_return', $2::bigint, date_trunc('milliseconds', now())) returning id`,
           [merchant, payment.id]);
         await tx.query(
           `insert into journal_postings (entry_id, business_code, account, amount_centavos, balance_after_centavos, posted_at)
-           select $1::bigint, $2::bigint, account, amount, 0, now() from unnest($3::text[], $4::bigint[]) as l(account, amount)`,
+           select $1::bigint, $2::bigint, account, amount, 0, date_trunc('milliseconds', now()) from unnest($3::text[], $4::bigint[]) as l(account, amount)`,
           [rows[0]!.id, merchant, legs.map((l) => l[0]), legs.map((l) => l[1])]);
       });
       for (const legs of [[['available', 100], ['qr_clearing', -99]], [['available', 100]]] as Array<Array<[string, number]>>) {

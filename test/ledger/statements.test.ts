@@ -129,6 +129,34 @@ describe.each(databaseKinds())('statements on %s', (kind) => {
     expect(new Set(rows.map((r) => r.entry_id)).size).toBe(rows.length);
   });
 
+  it('makes text cells inert for spreadsheets: a leading = + - @ gets an apostrophe, amounts keep their sign', async () => {
+    const qr = await createQr(t, merchant, { amount: 3, description: '=HYPERLINK("http://evil.example","x")' });
+    await pay(t, merchant, qr.id, { ...PAYER, account_titular: '@SUM(A1:A9)' });
+    const response = await t.request('GET', '/api/v2/balance/entries.csv?from=2026-11-22&to=2026-11-22', { apiKey: merchant.apiKey });
+    const rows: Array<Record<string, string>> = parse(response.text, { columns: true });
+    expect(rows.at(-1)).toMatchObject({ reference: '\'=HYPERLINK("http://evil.example","x")', counterparty_name: '\'@SUM(A1:A9)', amount: '3.00' });
+    expect(rows.some((r) => r.amount!.startsWith("'"))).toBe(false); // amounts are never escaped
+  });
+
+  it('reads a long export in batches: 4,500 entries, every one once, in order, running balances continuous', async () => {
+    const busy = await t.createMerchant();
+    const { seedHistory } = await import('../helpers/journal-seed.ts');
+    await seedHistory(t.db, busy.businessCode, { count: 4_500, start: new Date('2026-11-20T12:00:00.000Z'), spacingMs: 30_000, transferEvery: 4 });
+    const response = await t.request('GET', '/api/v2/balance/entries.csv?from=2026-11-20&to=2026-11-22', { apiKey: busy.apiKey });
+    const rows: Array<Record<string, string>> = parse(response.text, { columns: true });
+    expect(rows).toHaveLength(4_500);
+    const ids = rows.map((r) => Number(r.entry_id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    let balance = 0;
+    for (const row of rows) {
+      balance += Math.round(Number(row.amount) * 100);
+      expect(Math.round(Number(row.balance_after) * 100)).toBe(balance);
+    }
+    const statement = (await t.request('GET', '/api/v2/balance/statement?from=2026-11-20&to=2026-11-22', { apiKey: busy.apiKey })).body;
+    expect(Math.round(statement.closing_balance * 100)).toBe(balance);
+    expect(statement.days.reduce((n: number, d: { payments: { count: number }; transfers: { count: number } }) => n + d.payments.count + d.transfers.count, 0)).toBe(4_500);
+  });
+
   it('exports only the days asked for, and a day without entries as the header alone', async () => {
     // 2026-11-21 in La Paz: the payment at 03:30 UTC was still 2026-11-20 there.
     const day = await t.request('GET', '/api/v2/balance/entries.csv?from=2026-11-21&to=2026-11-21', { apiKey: merchant.apiKey });

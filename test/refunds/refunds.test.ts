@@ -308,12 +308,29 @@ describe.each(databaseKinds())('refunds on %s', (kind) => {
       await room.booksClose();
     });
 
+    it('when the automatic refund fails, its funds come back to available like any failed refund; the payment stays late', async () => {
+      const merchant = await t.createMerchant();
+      const qr = await createQr(t, merchant, { amount: 80 });
+      await t.request('POST', `/api/v2/simple-qrs/${qr.id}/cancel`, { apiKey: merchant.apiKey });
+      const response = await late(merchant, qr.id, { ...PAYER, account_number: '40102233990000' });
+      expect(response.body).toMatchObject({ late: true, amount_refunded: 80 });
+      const failed = await room.advance(merchant, response.body.refund.id, { to: 'COMPLETED' });
+      expect(failed.body).toMatchObject({ status: 'FAILED', failure_code: 'ACCOUNT_CLOSED', reason: 'qr_not_payable' });
+      expect(await room.balance(merchant)).toEqual({ available: 80, pending_out: 0 });
+      const payment = (await room.paymentOf(merchant, qr.id)).find((p: { id: number }) => p.id === response.body.id);
+      expect(payment).toMatchObject({ late: true, amount_refunded: 0 });
+      expect((await room.eventTypes(merchant)).slice(-2)).toEqual(['refund.created', 'refund.failed']);
+      // The merchant can send it back again once the payer's bank takes it.
+      expect((await room.refund(merchant, { payment_id: response.body.id })).body).toMatchObject({ amount: 80, status: 'PENDING' });
+      await room.booksClose();
+    });
+
     it('a QR that can still be paid takes the money as an ordinary payment (refund: null)', async () => {
       const merchant = await t.createMerchant();
       const qr = await createQr(t, merchant, { amount: 15 });
       const response = await late(merchant, qr.id);
       expect(response.status).toBe(201);
-      expect(response.body).toMatchObject({ qr_id: qr.id, amount: 15, amount_refunded: 0, refund: null });
+      expect(response.body).toMatchObject({ qr_id: qr.id, amount: 15, amount_refunded: 0, late: false, refund: null });
       expect((await t.request('GET', `/api/v2/simple-qrs/${qr.id}`, { apiKey: merchant.apiKey })).body.status).toBe('PAID');
       expect(await room.eventTypes(merchant)).toEqual(expect.arrayContaining(['simple_qr.payment_received', 'simple_qr.paid']));
     });

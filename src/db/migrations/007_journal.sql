@@ -12,14 +12,23 @@
 alter table balances add column qr_clearing_centavos bigint not null default 0;
 alter table balances add column ach_clearing_centavos bigint not null default 0;
 
+-- (business_code, id) is unique (id alone is), so an entry's movement can be checked to be its merchant's.
+drop index movements_by_merchant_and_id;
+alter table movements add constraint movements_by_merchant_and_id unique (business_code, id);
+
 create table journal_entries (
   id bigint generated always as identity primary key,
-  business_code bigint not null references merchants (business_code),
+  business_code bigint not null,
   kind text not null constraint journal_entries_kind_valid check (kind in (
     'payment', 'activation_fee', 'transfer', 'transfer_settlement', 'transfer_return', 'refund', 'refund_return')),
   -- the movement the entry belongs to: a payment's, a transfer's (debit, settlement or return), a refund's
-  movement_id bigint not null references movements (id),
-  posted_at timestamptz not null
+  movement_id bigint not null,
+  -- milliseconds, as the service's clock gives them: an export's keyset position is exact in JavaScript
+  posted_at timestamptz not null constraint journal_entries_posted_at_milliseconds check (posted_at = date_trunc('milliseconds', posted_at)),
+  -- a merchant's entries in order (the export's newest-entry lookup), and the target of the postings' key
+  constraint journal_entries_of_merchant unique (business_code, id),
+  -- the movement is the entry's merchant's (and through it, the merchant exists)
+  constraint journal_entries_movement_fkey foreign key (business_code, movement_id) references movements (business_code, id)
 );
 -- A movement is opened by one entry and closed by at most one (a transfer settles or comes back, a refund
 -- comes back): funds can never return twice, whatever the code above does.
@@ -31,14 +40,16 @@ create unique index journal_entries_one_closing on journal_entries (movement_id)
 -- Signed amounts: a credit is positive, a debit negative, and every account's balance is the sum of its
 -- postings (merchant accounts are what the platform owes the merchant: credit balances, never negative).
 create table journal_postings (
-  entry_id bigint not null references journal_entries (id),
-  business_code bigint not null references merchants (business_code),
+  entry_id bigint not null,
+  business_code bigint not null,
   account text not null constraint journal_postings_account_valid
     check (account in ('available', 'pending_out', 'qr_clearing', 'ach_clearing')),
   amount_centavos bigint not null constraint journal_postings_amount_nonzero check (amount_centavos <> 0),
   balance_after_centavos bigint not null,
-  posted_at timestamptz not null,
-  constraint journal_postings_pkey primary key (entry_id, account)
+  posted_at timestamptz not null constraint journal_postings_posted_at_milliseconds check (posted_at = date_trunc('milliseconds', posted_at)),
+  constraint journal_postings_pkey primary key (entry_id, account),
+  -- a posting belongs to its entry's merchant
+  constraint journal_postings_entry_fkey foreign key (business_code, entry_id) references journal_entries (business_code, id)
 );
 -- An account's history in posting order: statements' CSV export, the ledger check's running balances.
 create index journal_postings_by_account on journal_postings (business_code, account, posted_at, entry_id);
@@ -59,7 +70,9 @@ create table ledger_buckets (
   returns_centavos bigint not null default 0,
   fees_count integer not null default 0,
   fees_centavos bigint not null default 0,
-  closing_centavos bigint not null constraint ledger_buckets_closing_nonnegative check (closing_centavos >= 0),
+  -- not CHECKed non-negative: balances' CHECK guards every posting, and a backfilled history whose
+  -- instances' clocks disagreed may order a debit a moment before the payment that funded it
+  closing_centavos bigint not null,
   constraint ledger_buckets_pkey primary key (business_code, bucket_start)
 );
 
@@ -77,21 +90,21 @@ create trigger journal_postings_append_only before update or delete on journal_p
 create trigger journal_postings_no_truncate before truncate on journal_postings
   for each statement execute function journal_refuse_change();
 
--- Debits equal credits: after every statement that adds postings, each entry it touched sums to zero over
--- all its postings and has at least two. An entry's postings are written by one statement, so an entry can
--- neither be left half-written nor be unbalanced later by a posting added to it.
+-- Debits equal credits: after every statement that adds postings, each entry it touched has at least two
+-- postings, all from this statement, summing to zero. An entry's postings are written by one statement,
+-- so an entry can neither be left half-written nor be changed later by a posting added to it. The check
+-- reads the statement's own rows and one index probe per entry, never the journal at large.
 create function journal_check_balanced() returns trigger language plpgsql as $$
 declare
   unbalanced bigint;
 begin
-  select p.entry_id into unbalanced
-    from journal_postings p
-   where p.entry_id in (select distinct entry_id from new_postings)
-   group by p.entry_id
-  having sum(p.amount_centavos) <> 0 or count(*) < 2
+  select n.entry_id into unbalanced
+    from (select entry_id, count(*) as legs, sum(amount_centavos) as total from new_postings group by entry_id) n
+   where n.total <> 0 or n.legs < 2
+      or (select count(*) from journal_postings p where p.entry_id = n.entry_id) <> n.legs
    limit 1;
   if found then
-    raise exception 'journal entry % is not balanced: its debits and credits differ', unbalanced using errcode = '23514';
+    raise exception 'journal entry % is not balanced: its debits and credits differ, or it had postings already', unbalanced using errcode = '23514';
   end if;
   return null;
 end $$;
@@ -99,6 +112,24 @@ end $$;
 create trigger journal_postings_balanced after insert on journal_postings
   referencing new table as new_postings
   for each statement execute function journal_check_balanced();
+
+-- And no entry without postings: at commit, each entry written in the transaction has at least two
+-- postings summing to zero (an entry inserted alone, whose postings never came, is refused).
+create function journal_check_entry_posted() returns trigger language plpgsql as $$
+declare
+  legs bigint;
+  total bigint;
+begin
+  select count(*), coalesce(sum(amount_centavos), 0) into legs, total from journal_postings where entry_id = new.id;
+  if legs < 2 or total <> 0 then
+    raise exception 'journal entry % has % postings summing to %', new.id, legs, total using errcode = '23514';
+  end if;
+  return null;
+end $$;
+
+create constraint trigger journal_entries_posted after insert on journal_entries
+  deferrable initially deferred
+  for each row execute function journal_check_entry_posted();
 
 -- Movements are immutable from now on: a transfer's movement shows the transfer's status through the view.
 alter table movements drop column status;
@@ -118,12 +149,12 @@ create view movement_history as
 -- Backfill: the entries of every movement recorded before this migration, in time order. A transfer that
 -- has settled or come back gets its second entry at its transfer's last change.
 create temporary table backfill_entries on commit drop as
-  select m.business_code, m.id as movement_id, m.created_at as posted_at,
+  select m.business_code, m.id as movement_id, date_trunc('milliseconds', m.created_at) as posted_at,
          case when m.type = 'payment' and mer.is_platform then 'activation_fee' when m.type = 'payment' then 'payment' else 'transfer' end as kind,
          abs(m.amount_centavos) as amount
     from movements m join merchants mer using (business_code)
   union all
-  select t.business_code, t.movement_id, t.updated_at,
+  select t.business_code, t.movement_id, date_trunc('milliseconds', t.updated_at),
          case when t.status = 'COMPLETED' then 'transfer_settlement' else 'transfer_return' end,
          t.amount_centavos
     from transfers t where t.status in ('COMPLETED', 'FAILED', 'CANCELED');
