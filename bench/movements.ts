@@ -33,7 +33,7 @@ const admin = (sql: string) => adminQuery(serverUrl, sql);
 
 /** Creates merchants through the service (keys and balances as in production), then seeds their history. */
 async function seed(url: string): Promise<{ hot: { businessCode: number; apiKey: string }; spread: Array<{ businessCode: number; apiKey: string }> }> {
-  const db = await openPostgres({ url });
+  const db = await openPostgres({ url, queryTimeoutMs: 0 }); // seeding takes longer than a request may
   try {
     await migrate(db);
     const create = (name: string) => db.transaction(async (tx) => {

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const url = databaseUrlWithName(SERVER_URL, name);
   let service: ChildProcess | null = null;
   try {
-    const db = await openPostgres({ url });
+    const db = await openPostgres({ url, queryTimeoutMs: 0 }); // seeding a million entries takes longer than a request may
     await migrate(db);
     const now = new Date();
     const yearAgo = new Date(now.getTime() - 365 * DAY_MS);

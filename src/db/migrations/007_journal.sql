@@ -113,23 +113,28 @@ create trigger journal_postings_balanced after insert on journal_postings
   referencing new table as new_postings
   for each statement execute function journal_check_balanced();
 
--- And no entry without postings: at commit, each entry written in the transaction has at least two
--- postings summing to zero (an entry inserted alone, whose postings never came, is refused).
-create function journal_check_entry_posted() returns trigger language plpgsql as $$
+-- And no entry without postings: after every statement that adds entries, each of them has at least two
+-- postings summing to zero — written by the same statement, as every entry's are (postEntries writes
+-- both in one statement). One index probe per new entry.
+create function journal_check_entries_posted() returns trigger language plpgsql as $$
 declare
-  legs bigint;
-  total bigint;
+  bare bigint;
 begin
-  select count(*), coalesce(sum(amount_centavos), 0) into legs, total from journal_postings where entry_id = new.id;
-  if legs < 2 or total <> 0 then
-    raise exception 'journal entry % has % postings summing to %', new.id, legs, total using errcode = '23514';
+  select n.id into bare
+    from new_entries n
+   cross join lateral (select count(*) as legs, coalesce(sum(p.amount_centavos), 0) as total
+                         from journal_postings p where p.entry_id = n.id) as posted
+   where posted.legs < 2 or posted.total <> 0
+   limit 1;
+  if found then
+    raise exception 'journal entry % was written without balanced postings in the same statement', bare using errcode = '23514';
   end if;
   return null;
 end $$;
 
-create constraint trigger journal_entries_posted after insert on journal_entries
-  deferrable initially deferred
-  for each row execute function journal_check_entry_posted();
+create trigger journal_entries_posted after insert on journal_entries
+  referencing new table as new_entries
+  for each statement execute function journal_check_entries_posted();
 
 -- Movements are immutable from now on: a transfer's movement shows the transfer's status through the view.
 alter table movements drop column status;
@@ -159,17 +164,16 @@ create temporary table backfill_entries on commit drop as
          t.amount_centavos
     from transfers t where t.status in ('COMPLETED', 'FAILED', 'CANCELED');
 
-create temporary table backfill_ids (id bigint, business_code bigint, kind text, movement_id bigint, posted_at timestamptz, amount bigint) on commit drop;
-with inserted as (
-  insert into journal_entries (business_code, kind, movement_id, posted_at)
-  select business_code, kind, movement_id, posted_at from backfill_entries
-   order by posted_at, movement_id, kind = 'transfer' desc
-  returning id, business_code, kind, movement_id, posted_at
-)
-insert into backfill_ids
-select i.id, i.business_code, i.kind, i.movement_id, i.posted_at, b.amount from inserted i
-  join backfill_entries b on b.movement_id = i.movement_id and b.kind = i.kind;
+-- Entry ids are drawn first, in time order, so that each entry and its postings go in one statement.
+create temporary table backfill_ids on commit drop as
+  select nextval(pg_get_serial_sequence('journal_entries', 'id')) as id, ordered.*
+    from (select business_code, kind, movement_id, posted_at, amount from backfill_entries
+           order by posted_at, movement_id, kind = 'transfer' desc) as ordered;
 
+with entered as (
+  insert into journal_entries (id, business_code, kind, movement_id, posted_at) overriding system value
+  select id, business_code, kind, movement_id, posted_at from backfill_ids
+)
 insert into journal_postings (entry_id, business_code, account, amount_centavos, balance_after_centavos, posted_at)
 select entry_id, business_code, account, amount_centavos,
        sum(amount_centavos) over (partition by business_code, account order by entry_id),
