@@ -1,5 +1,6 @@
 // Starts the real app (buildApp, as main.ts does) on a real port over a test database, and talks to it
 // over HTTP with fetch. Fixtures are made through the operator API, never by inserting rows.
+import { afterAll, beforeAll } from 'vitest';
 import type { FastifyPluginAsync } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
@@ -149,4 +150,22 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
       closed();
     },
   };
+}
+
+/**
+ * Two service instances on one PostgreSQL database — separate pools, one clock — started before the
+ * suite's tests and closed after them: what a race between processes needs. Call inside a describe.
+ */
+export function twoInstances(kind: DatabaseKind, options: Omit<StartOptions, 'kind' | 'database' | 'separatePool' | 'clock'> = {}): { first(): TestApp; second(): TestApp } {
+  let first: TestApp | undefined;
+  let second: TestApp | undefined;
+  beforeAll(async () => {
+    first = await startTestApp({ kind, ...options });
+    second = await startTestApp({ kind, ...options, database: first.database, separatePool: true, clock: first.clock });
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+  return { first: () => first!, second: () => second! };
 }

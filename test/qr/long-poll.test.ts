@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkerRunner } from '../../src/workers/runner.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, twoInstances, type TestApp } from '../helpers/app.ts';
 import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
@@ -97,15 +97,11 @@ describe.each(databaseKinds())('simple QR long poll on %s', (kind) => {
 });
 
 describeOnPostgres('simple QR long poll across instances on %s', (kind) => {
+  const instances = twoInstances(kind);
   let a: TestApp;
   let b: TestApp;
-  beforeAll(async () => {
-    a = await startTestApp({ kind });
-    b = await startTestApp({ kind, database: a.database, separatePool: true, clock: a.clock });
-  });
-  afterAll(async () => {
-    await b.close();
-    await a.close();
+  beforeAll(() => {
+    [a, b] = [instances.first(), instances.second()];
   });
 
   it('wakes a poll on one instance when another instance records the payment', async () => {

@@ -3,7 +3,7 @@
 // the rules that tie them to the QR's other fields.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, twoInstances, type TestApp } from '../helpers/app.ts';
 import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
@@ -145,18 +145,10 @@ describe.each(databaseKinds())('QR orders on %s', (kind) => {
 });
 
 describeOnPostgres('QR orders under concurrency on %s', (kind) => {
-  let t: TestApp;
-  let second: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ kind });
-    second = await startTestApp({ kind, database: t.database, separatePool: true, clock: t.clock });
-  });
-  afterAll(async () => {
-    await second.close();
-    await t.close();
-  });
+  const instances = twoInstances(kind);
 
   it('20 payers at once on a multi-use QR with max_payments 5, over two instances: exactly 5 are paid', async () => {
+    const [t, second] = [instances.first(), instances.second()];
     const merchant = await t.createMerchant();
     const qr = await createQr(t, merchant, { amount: 3, is_multi_use: true, max_payments: 5 });
     const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => pay(i % 2 === 0 ? t : second, merchant, qr.id)));

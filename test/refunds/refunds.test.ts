@@ -7,7 +7,7 @@ import * as ledger from '../../src/ledger/service.ts';
 import { sandboxRail } from '../../src/qr/rail.ts';
 import { receiveNotice } from '../../src/refunds/service.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, twoInstances, type TestApp } from '../helpers/app.ts';
 import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
 import { createQr, pay, type Merchant } from '../qr/qr-helpers.ts';
@@ -374,19 +374,11 @@ describe.each(databaseKinds())('refunds in live mode on %s', (kind) => {
 });
 
 describeOnPostgres('refunds under concurrency on %s', (kind) => {
-  let t: TestApp;
-  let second: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ kind });
-    second = await startTestApp({ kind, database: t.database, separatePool: true, clock: t.clock });
-  });
-  afterAll(async () => {
-    await second.close();
-    await t.close();
-  });
-  const room = refundRoom(() => t);
+  const instances = twoInstances(kind);
+  const room = refundRoom(() => instances.first());
 
   it('20 concurrent refunds of 30.00 on a 100.00 payment, over two instances: exactly 3 go through', async () => {
+    const [t, second] = [instances.first(), instances.second()];
     const { merchant, qr, payment } = await room.paidPayment(100);
     await room.paidPayment(50, PAYER, merchant); // the balance could pay for more than the payment allows
     const responses = await Promise.all(Array.from({ length: 20 }, (_, i) =>
