@@ -21,6 +21,9 @@ export const EXPORT_BATCH = 2_000;
 
 const COLUMNS: readonly StatementColumn[] = ['payments', 'refunds', 'transfers', 'returns', 'fees'];
 
+/** No money moved before the service existed; the statement buckets are counted from 2000-01-01. */
+const EARLIEST_DAY = 10_957; // 2000-01-01, in days since 1970-01-01
+
 /** A range of days in the service time zone, checked, with the instants that bound each day. */
 export interface DayRange {
   from: string;
@@ -40,6 +43,7 @@ export function dayRange(from: string, to: string, zone: string, now: Date): Day
   const end = dayNumber(to);
   if (start === null) errors.push({ field: 'from', code: 'invalid_value', message: 'is not a date of the calendar' });
   if (end === null) errors.push({ field: 'to', code: 'invalid_value', message: 'is not a date of the calendar' });
+  if (start !== null && start < EARLIEST_DAY) errors.push({ field: 'from', code: 'too_small', message: 'must be 2000-01-01 or later' });
   if (start !== null && end !== null) {
     const today = dayNumber(formatWallClock(now, zone).slice(0, 10))!;
     if (end < start) errors.push({ field: 'to', code: 'invalid_value', message: 'must not be before from' });
@@ -138,8 +142,9 @@ function dayNumber(date: string): number | null {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (!match) return null;
   const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
-  const utc = Date.UTC(year, month - 1, day);
-  const back = new Date(utc);
+  const back = new Date(0);
+  back.setUTCFullYear(year, month - 1, day); // not Date.UTC: it reads years 0–99 as 1900–1999
+  const utc = back.getTime();
   if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day) return null;
   return utc / 86_400_000;
 }

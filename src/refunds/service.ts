@@ -12,7 +12,7 @@ import { randomBase62 } from '../ids.ts';
 import { ApiError, notFound, validationError } from '../kernel/errors.ts';
 import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
 import * as ledger from '../ledger/service.ts';
-import { centavos, centavosToAmount, validatedCentavos, type Centavos } from '../money.ts';
+import { centavos, formatCentavos, validatedCentavos, type Centavos } from '../money.ts';
 import type { PaymentNotice, PaymentRail, RefundFailureCode, RefundReport } from '../qr/rail.ts';
 import * as qrs from '../qr/service.ts';
 import type { PaymentRow } from '../qr/store.ts';
@@ -69,7 +69,7 @@ export async function createRefund(
     const amount = request.amount_centavos ?? centavos(left);
     if (left === 0 || amount > left) {
       throw new ApiError('REFUND_EXCEEDS_PAYMENT', {
-        message: `Payment ${payment.id} has ${centavosToAmount(centavos(left))} BOB left to refund.`,
+        message: `Payment ${payment.id} has ${formatCentavos(centavos(left))} BOB left to refund.`,
       });
     }
     const refund = await openRefund(tx, payment, externalReference, { amountCentavos: amount, reason: request.reason, description: request.description }, now);

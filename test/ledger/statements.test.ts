@@ -93,6 +93,9 @@ describe.each(databaseKinds())('statements on %s', (kind) => {
     expect(await fields('?from=2025-11-21&to=2026-11-22')).toEqual({ to: 'too_large' });
     expect(await fields('?from=2026-11-22&to=2026-11-23')).toEqual({ to: 'invalid_value' });
     expect(await fields('?to=2026-11-22')).toEqual({ from: 'required' });
+    expect(await fields('?from=0050-01-01&to=0050-01-02')).toEqual({ from: 'too_small' });
+    expect(await fields('?from=1999-12-31&to=2000-01-02')).toEqual({ from: 'too_small' });
+    expect((await statement('2000-01-01', '2000-01-02')).status).toBe(200);
     expect((await statement('2025-11-22', '2026-11-22')).body.days).toHaveLength(366);
     expect((await t.request('GET', '/api/v2/balance/entries.csv?from=2026-11-22&to=2026-11-21', { apiKey: merchant.apiKey })).status).toBe(422);
   });

@@ -105,7 +105,7 @@ describe.each(databaseKinds())('refunds on %s', (kind) => {
     expect((await room.refund(merchant, { payment_id: payment.id, amount: '50.50', reason: 'duplicate' })).status).toBe(201);
     const tooMuch = await room.refund(merchant, { payment_id: payment.id, amount: 19.51 });
     expect(tooMuch.status).toBe(409);
-    expect(tooMuch.body).toEqual({ type: 'business_logic_error', code: 'REFUND_EXCEEDS_PAYMENT', message: expect.stringContaining('19.5 BOB left') });
+    expect(tooMuch.body).toEqual({ type: 'business_logic_error', code: 'REFUND_EXCEEDS_PAYMENT', message: expect.stringContaining('19.50 BOB left') });
     expect(await room.balance(merchant)).toEqual({ available: 19.5, pending_out: 0 });
     const rest = await room.refund(merchant, { payment_id: payment.id });
     expect(rest.body).toMatchObject({ amount: 19.5 });
