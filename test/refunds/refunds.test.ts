@@ -393,4 +393,28 @@ describeOnPostgres('refunds under concurrency on %s', (kind) => {
     expect(await room.balance(merchant)).toEqual({ available: 60, pending_out: 0 });
     await room.booksClose();
   });
+
+  it('refunds failing while new refunds of the same payment are created, over two instances: no deadlock, and the books close', async () => {
+    const [t, second] = [instances.first(), instances.second()];
+    const { merchant, qr, payment } = await room.paidPayment(100);
+    // Five refunds of 20.00 take the whole payment; then each of them fails while a new one of 20.00 is
+    // asked for — the failure (refund row → payment row → balance) and the creation (payment row →
+    // balance) take their locks in one order, so neither waits on the other in a cycle.
+    const first = await Promise.all(Array.from({ length: 5 }, () => room.refund(merchant, { payment_id: payment.id, amount: 20 })));
+    expect(first.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    const raced = await Promise.all(first.flatMap((refund, i) => [
+      (i % 2 === 0 ? t : second).request('POST', `/api/v2/sandbox/refunds/${refund.body.id}/advance`, { apiKey: merchant.apiKey, body: { to: 'FAILED' } }),
+      (i % 2 === 0 ? second : t).request('POST', '/api/v2/refunds', {
+        apiKey: merchant.apiKey, headers: { 'idempotency-key': randomUUID() }, body: { payment_id: payment.id, amount: 20 },
+      }),
+    ]));
+    const advances = raced.filter((_, i) => i % 2 === 0);
+    const creations = raced.filter((_, i) => i % 2 === 1);
+    expect(advances.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(creations.every((r) => r.status === 201 || (r.status === 409 && r.body.code === 'REFUND_EXCEEDS_PAYMENT'))).toBe(true);
+    const created = creations.filter((r) => r.status === 201).length;
+    expect((await room.paymentOf(merchant, qr.id))[0].amount_refunded).toBe(20 * created);
+    expect(await room.balance(merchant)).toEqual({ available: 100 - 20 * created, pending_out: 0 });
+    await room.booksClose();
+  });
 });
