@@ -20,9 +20,12 @@ export interface MovementRow {
 
 const MOVEMENT_COLUMNS = 'id, business_code, type, amount_centavos, currency, status, reference, snapshot, created_at';
 
-export async function findMovement(tx: Queryable, businessCode: number, movementId: number): Promise<MovementRow | undefined> {
-  const { rows } = await tx.query<MovementRow>(
-    `select ${MOVEMENT_COLUMNS} from movement_history where id = $2::bigint and business_code = $1::bigint`,
+/** A merchant's movement as it was opened (its type and signed amount), read from the table: no status needed. */
+export async function findOpenedMovement(
+  tx: Queryable, businessCode: number, movementId: number,
+): Promise<Pick<MovementRow, 'id' | 'type' | 'amount_centavos'> | undefined> {
+  const { rows } = await tx.query<Pick<MovementRow, 'id' | 'type' | 'amount_centavos'>>(
+    'select id, type, amount_centavos from movements where id = $2::bigint and business_code = $1::bigint',
     [businessCode, movementId],
   );
   return rows[0];

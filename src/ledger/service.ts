@@ -111,7 +111,7 @@ export type Closing = 'transfer_settlement' | 'transfer_return' | 'refund_return
  * one closing entry per movement, so funds can never come back twice.
  */
 export async function close(tx: Transaction, request: { businessCode: number; movementId: number; kind: Closing; now: Date }): Promise<void> {
-  const movement = await history.findMovement(tx, request.businessCode, request.movementId);
+  const movement = await history.findOpenedMovement(tx, request.businessCode, request.movementId);
   if (!movement) throw new LedgerError(`movement ${request.movementId} of merchant ${request.businessCode} does not exist`);
   const expectedType = request.kind === 'refund_return' ? 'refund' : 'transfer';
   if (movement.type !== expectedType) throw new LedgerError(`a ${request.kind} cannot close ${movement.type} movement ${movement.id}`);

@@ -51,17 +51,21 @@ export interface NewRefund {
 }
 
 export async function insertRefund(tx: Queryable, refund: NewRefund): Promise<RefundRow> {
-  const { rows } = await tx.query<StoredRefund>(
-    `with r as (
-       insert into refunds (id, business_code, payment_id, qr_id, movement_id, amount_centavos, status, reason, description, created_at, updated_at)
-       values ($1::text, $2::bigint, $3::bigint, $4::uuid, $5::bigint, $6::bigint, 'PENDING', $7::text, $8::text, $9::timestamptz, $9::timestamptz)
-       returning *
-     )
-     select ${REFUND_COLUMNS} from r join qr_payments p on p.id = r.payment_id`,
+  const row = await writeAndRead(tx,
+    `insert into refunds (id, business_code, payment_id, qr_id, movement_id, amount_centavos, status, reason, description, created_at, updated_at)
+     values ($1::text, $2::bigint, $3::bigint, $4::uuid, $5::bigint, $6::bigint, 'PENDING', $7::text, $8::text, $9::timestamptz, $9::timestamptz)`,
     [refund.id, refund.businessCode, refund.paymentId, refund.qrId, refund.movementId, refund.amountCentavos, refund.reason,
-      refund.description, refund.now],
+      refund.description, refund.now]);
+  return row!;
+}
+
+/** Runs one write of refunds (`… returning *` is added) and reads the written row back with its payer. */
+async function writeAndRead(tx: Queryable, write: string, params: readonly unknown[]): Promise<RefundRow | undefined> {
+  const { rows } = await tx.query<StoredRefund>(
+    `with r as (${write} returning *) select ${REFUND_COLUMNS} from r join qr_payments p on p.id = r.payment_id`,
+    params,
   );
-  return fromStored(rows[0]!);
+  return rows[0] && fromStored(rows[0]);
 }
 
 export async function findRefund(tx: Queryable, businessCode: number, id: string): Promise<RefundRow | undefined> {
@@ -112,16 +116,10 @@ export async function listRefunds(tx: Queryable, filter: RefundFilter, page: { l
 
 /** PENDING → COMPLETED: the rail paid the payer back. */
 export async function markRefundCompleted(tx: Queryable, id: string, railReference: string, now: Date): Promise<RefundRow | undefined> {
-  const { rows } = await tx.query<StoredRefund>(
-    `with r as (
-       update refunds set status = 'COMPLETED', rail_reference = $2::text, completed_at = $3::timestamptz, updated_at = $3::timestamptz
-        where id = $1::text and status = 'PENDING'
-       returning *
-     )
-     select ${REFUND_COLUMNS} from r join qr_payments p on p.id = r.payment_id`,
-    [id, railReference, now],
-  );
-  return rows[0] && fromStored(rows[0]);
+  return writeAndRead(tx,
+    `update refunds set status = 'COMPLETED', rail_reference = $2::text, completed_at = $3::timestamptz, updated_at = $3::timestamptz
+      where id = $1::text and status = 'PENDING'`,
+    [id, railReference, now]);
 }
 
 /** PENDING → FAILED with its reason: the rail could not pay the payer back. */
@@ -131,16 +129,10 @@ export async function markRefundFailed(
   failure: { failureCode: RefundFailureCode; railReference: string | null },
   now: Date,
 ): Promise<RefundRow | undefined> {
-  const { rows } = await tx.query<StoredRefund>(
-    `with r as (
-       update refunds set status = 'FAILED', failure_code = $2::text, rail_reference = $3::text, updated_at = $4::timestamptz
-        where id = $1::text and status = 'PENDING'
-       returning *
-     )
-     select ${REFUND_COLUMNS} from r join qr_payments p on p.id = r.payment_id`,
-    [id, failure.failureCode, failure.railReference, now],
-  );
-  return rows[0] && fromStored(rows[0]);
+  return writeAndRead(tx,
+    `update refunds set status = 'FAILED', failure_code = $2::text, rail_reference = $3::text, updated_at = $4::timestamptz
+      where id = $1::text and status = 'PENDING'`,
+    [id, failure.failureCode, failure.railReference, now]);
 }
 
 /**
