@@ -4,6 +4,7 @@
 // the API where the API has the field; the form only chooses the words a person reads.
 import type { FastifyInstance } from 'fastify';
 import type { FieldError } from './errors.ts';
+import type { Locale } from './i18n/locale.ts';
 import { isStorableText } from './validation.ts';
 
 /** Largest form body (a few short fields; far below the API's 64 KiB). */
@@ -22,25 +23,24 @@ export function acceptFormPostsOnly(scope: FastifyInstance): void {
   });
 }
 
-/** The form's counterpart of the API's text rule (validation.ts, isStorableText): such a field is its own error. */
-export const UNSTORABLE_TEXT_MESSAGE = 'Remove the invisible control characters (such as U+0000) from this field.';
-
 /** A form's messages by field; `_form` is a message about the whole form. */
 export type FormErrors<Field extends string> = Partial<Record<Field | '_form', string>>;
 
 /**
- * The form's message for each failing field of `errors` (the schema's verdict): a value that is not
- * storable text gets the one message every form uses for it, any other failure the form's own words.
+ * The form's message for each failing field of `errors` (the schema's verdict), in the visitor's
+ * language: a value that is not storable text (the API's rule, validation.ts isStorableText) gets the one
+ * message every form uses for it, any other failure the form's own words.
  */
 export function formErrorsOf<Field extends string>(
   errors: readonly FieldError[],
   values: Readonly<Record<Field, string>>,
+  locale: Locale,
   messageOf: (field: Field, error: FieldError) => string,
 ): FormErrors<Field> {
   const messages: FormErrors<Field> = {};
   for (const error of errors) {
     const field = error.field as Field;
-    messages[field] = isStorableText(values[field] ?? '') ? messageOf(field, error) : UNSTORABLE_TEXT_MESSAGE;
+    messages[field] = isStorableText(values[field] ?? '') ? messageOf(field, error) : locale.t('common.unstorable');
   }
   return messages;
 }

@@ -1,22 +1,17 @@
-// The kit every hosted page is made with (the pay page, the onboarding flow): every piece of data goes
-// through escapeHtml, the page shell carries the one stylesheet and script under a per-response CSP
-// nonce, and sendPage answers with the security headers.
+// The kit every hosted page is made with (the pay page and its receipt, the onboarding flow): every
+// piece of data goes through escapeHtml, the page shell carries the one stylesheet, the page's language
+// (`<html lang>` and the language switch) and its script under a per-response CSP nonce, and sendPage
+// answers with the security headers.
 import { randomBytes } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml } from './html.ts';
+import { chooseLang, LANG_NAMES, LANGS, Locale } from './i18n/locale.ts';
 
-export function escapeHtml(value: unknown): string {
-  return String(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
-
-/** A value safe inside a <script> block as JSON (no `</script>`, no U+2028/9 surprises). */
-export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+/** The language of the page a request asks for (`?lang=`, then Accept-Language), writing times in `zone`. */
+export function pageLocale(request: FastifyRequest, zone: string): Locale {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const { lang, explicit } = chooseLang(query.lang, request.headers['accept-language']);
+  return new Locale(lang, explicit, zone);
 }
 
 export function newNonce(): string {
@@ -44,6 +39,8 @@ export function pageHeaders(nonce: string, options: PageOptions = {}): Record<st
     'referrer-policy': 'no-referrer',
     'x-frame-options': 'DENY',
     'cache-control': 'no-store',
+    // The language follows Accept-Language unless ?lang= chose it: a shared cache must key on it.
+    vary: 'Accept-Language',
   };
 }
 
@@ -65,25 +62,54 @@ dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; margin: 0
 dt { color: var(--muted); } dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
 input { width: 100%; font: inherit; padding: .6rem .7rem; border: 1px solid #8c959f; border-radius: 8px; }
-input:focus, button:focus { outline: 3px solid #0969da66; outline-offset: 1px; }
+input:focus, button:focus, select:focus, a:focus { outline: 3px solid #0969da; outline-offset: 2px; }
 button { margin-top: 1rem; width: 100%; font: inherit; font-weight: 700; padding: .75rem; border: 0; border-radius: 8px; background: var(--accent); color: #fff; cursor: pointer; }
 .error { color: var(--bad); font-weight: 600; }
 .sandbox { border-style: dashed; }
+a { color: var(--accent); }
+.lang { text-align: right; margin: 0 0 .5rem; font-size: .95rem; }
+.lang a { display: inline-block; padding: .5rem .25rem; }
+.countdown { font: 700 1.75rem/1.2 ui-monospace, SFMono-Regular, Menlo, monospace; font-variant-numeric: tabular-nums; margin: .5rem 0 0; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.button-link { display: block; text-align: center; margin-top: 1rem; padding: .75rem; border-radius: 8px; background: var(--accent);
+  color: #fff; font-weight: 700; text-decoration: none; }
 [hidden] { display: none !important; }
+@media print {
+  body { background: #fff; }
+  .lang, .no-print { display: none !important; }
+}
 `;
 
-export function pageShell(options: { title: string; nonce: string; body: string; script?: string }): string {
+export interface ShellOptions {
+  locale: Locale;
+  title: string;
+  nonce: string;
+  body: string;
+  /** Styles of this page only, after the kit's. */
+  styles?: string;
+  script?: string;
+}
+
+/** Links to the page in each other language (same path, `?lang=`), each named in its own language. */
+function languageSwitch(locale: Locale): string {
+  const others = LANGS.filter((lang) => lang !== locale.lang)
+    .map((lang) => `<a href="?lang=${lang}" hreflang="${lang}" lang="${lang}">${escapeHtml(LANG_NAMES[lang])}</a>`);
+  return `<nav class="lang" aria-label="${escapeHtml(locale.t('common.language'))}">${others.join(' ')}</nav>`;
+}
+
+export function pageShell(options: ShellOptions): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${options.locale.tag}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(options.title)}</title>
-<style nonce="${options.nonce}">${STYLES}</style>
+<style nonce="${options.nonce}">${STYLES}${options.styles ?? ''}</style>
 </head>
 <body>
 <main>
+${languageSwitch(options.locale)}
 ${options.body}
 </main>
 ${options.script ? `<script nonce="${options.nonce}">${options.script}</script>` : ''}
@@ -92,7 +118,7 @@ ${options.script ? `<script nonce="${options.nonce}">${options.script}</script>`
 }
 
 /** Answers `status` with the page `render` makes for a fresh nonce, under the hosted pages' headers. */
-export function sendPage(reply: FastifyReply, status: number, render: (nonce: string) => string, options: PageOptions = {}): FastifyReply {
+export function sendPage(reply: FastifyReply, status: number, locale: Locale, render: (nonce: string) => string, options: PageOptions = {}): FastifyReply {
   const nonce = newNonce();
-  return reply.code(status).headers(pageHeaders(nonce, options)).send(render(nonce));
+  return reply.code(status).headers(pageHeaders(nonce, options)).header('content-language', locale.tag).send(render(nonce));
 }

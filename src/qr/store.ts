@@ -380,6 +380,20 @@ export async function findPaymentForUpdate(
   return { payment: fromStoredPayment(payment), externalReference };
 }
 
+/** Binds a payment to the receipt key of the browser that made it (docs/qr.md#receipts): once, never rebound. */
+export async function bindReceiptKey(tx: Queryable, paymentId: number, receiptKeyHash: string): Promise<void> {
+  await tx.query('update qr_payments set receipt_key_hash = $2::text where id = $1::bigint and receipt_key_hash is null', [paymentId, receiptKeyHash]);
+}
+
+/** The payment of QR `qrId` bound to a receipt key, if any. */
+export async function findPaymentByReceiptKey(tx: Queryable, qrId: string, receiptKeyHash: string): Promise<PaymentRow | undefined> {
+  const { rows } = await tx.query<StoredPayment>(
+    `select ${PAYMENT_COLUMNS} from qr_payments where receipt_key_hash = $2::text and qr_id = $1::uuid`,
+    [qrId, receiptKeyHash],
+  );
+  return rows[0] && fromStoredPayment(rows[0]);
+}
+
 /**
  * Adds `deltaCentavos` (negative when a refund failed) to what is refunded of a payment, only while the
  * result stays within the payment's amount; undefined otherwise. The CHECK

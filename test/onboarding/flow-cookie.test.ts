@@ -1,6 +1,7 @@
 // The flow cookie and CSRF helpers of the hosted onboarding flow (no database).
 import { describe, expect, it } from 'vitest';
-import { csrfTokenOf, flowCookieHeader, flowSecretOf, isValidCsrfToken, newFlowSecret, readCookie } from '../../src/onboarding/pages/flow-cookie.ts';
+import { readCookie } from '../../src/kernel/cookies.ts';
+import { csrfTokenOf, flowCookieHeader, flowSecretOf, isValidCsrfToken, newFlowSecret } from '../../src/onboarding/pages/flow-cookie.ts';
 
 describe('onboarding flow cookie', () => {
   it('reads one cookie out of a Cookie header', () => {

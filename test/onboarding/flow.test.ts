@@ -48,7 +48,9 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     for (const id of ids) expect(page.text).toContain(`<label for="${id}">`);
     expect(page.text).toContain('value="La Paz"');
     expect(page.text).toContain('Banco Nacional de Bolivia');
-    expect(page.text).toContain('Bs 10.00');
+    expect(page.text.replace(/\u00a0/g, ' ')).toContain('Bs 10,00');
+    expect(page.text).toContain('Razón social');
+    expect(page.text).toContain('<html lang="es-BO">');
     // a second visit keeps the same cookie
     expect((await browser.get()).headers.get('set-cookie')).toBeNull();
   });
@@ -57,7 +59,7 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     for (const token of ['A'.repeat(32), 'short']) {
       const page = await new FlowBrowser(t, token).get();
       expect(page.status).toBe(404);
-      expect(page.text).toContain('Registration link not found');
+      expect(page.text).toContain('No encontramos este enlace de registro');
     }
   });
 
@@ -70,18 +72,30 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
       bank_code: '999', account_number: 'abc', mcc: '58', account_holder: ' ',
     });
     expect(page.status).toBe(422);
-    expect(page.text).toContain('Enter the trade name.');
-    expect(page.text).toContain('Enter the NIT with digits only');
-    expect(page.text).toContain('Enter an email address');
-    expect(page.text).toContain('Enter a phone number');
-    expect(page.text).toContain('Choose the bank of the payout account.');
-    expect(page.text).toContain('Enter the account number');
-    expect(page.text).toContain('The category code has 4 digits');
-    expect(page.text).toContain('Enter the account holder');
+    expect(page.text).toContain('Escribe el nombre comercial.');
+    expect(page.text).toContain('Escribe el NIT solo con dígitos');
+    expect(page.text).toContain('Escribe un correo electrónico');
+    expect(page.text).toContain('Escribe un teléfono');
+    expect(page.text).toContain('Elige el banco de la cuenta.');
+    expect(page.text).toContain('Escribe el número de cuenta');
+    expect(page.text).toContain('El código de rubro tiene 4 dígitos');
+    expect(page.text).toContain('Escribe el nombre del titular');
     expect(page.text).toContain('value="&lt;script&gt;x&lt;/script&gt;"');
     expect(page.text).not.toContain('<script>x');
     expect(page.text).toContain('value="Cochabamba"');
     expect(page.text).toContain('aria-invalid="true"');
+    expect(page.text).toContain('Corrige los 8 campos marcados abajo.');
+    // The same form in English (?lang=en), kept on the form's action; still nothing stored.
+    const english = await browser.post('?lang=en', { ...VALID_FORM, trade_name: '', legal_name: 'x'.repeat(201) });
+    expect(english.status).toBe(422);
+    expect(english.text).toContain('<html lang="en">');
+    expect(english.text).toContain('Enter the trade name.');
+    expect(english.text).toContain('The legal name can have at most 200 characters.');
+    expect(english.text).toContain('Please correct the 2 fields marked below.');
+    expect(english.text).toContain(`action="/onboarding/${tokenOf(intent)}?lang=en"`);
+    const one = await browser.post('', { ...VALID_FORM, city: 'a\u0000b' });
+    expect(one.text).toContain('Corrige el campo marcado abajo.');
+    expect(one.text).toContain('Quita los caracteres de control invisibles');
     expect((await readIntent(intent.code)).body.status).toBe('open');
   });
 
@@ -129,7 +143,7 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     expect({ full: closed.payout_account_number, masked: closed.payout_account_masked }).toEqual({ full: null, masked: '**********3456' });
     for (const again of [await browser.get('/done'), await browser.get(), await browser.post('', VALID_FORM), await browser.post('/cancel')]) {
       expect(again.status).toBe(410);
-      expect(again.text).toContain('already used');
+      expect(again.text).toContain('ya fue usado');
     }
     const events = await partnerEvents(intent.code);
     expect(events.map((e) => e.type)).toEqual(['onboarding_intent.completed']);
@@ -156,11 +170,11 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     expect((await browser.get('/done')).location).toBe(`/onboarding/${tokenOf(intent)}`); // not paid yet
     const payment = await browser.get();
     expect(payment.status).toBe(200);
-    expect(payment.text).toContain('Activation payment');
+    expect(payment.text).toContain('Pago de activación');
     expect(payment.text).toContain('data:image/png;base64,');
     expect(payment.text).toContain('**********3456');
     expect(payment.text).not.toContain('1000-2000-3456');
-    expect(payment.text).toContain('Simulate payment');
+    expect(payment.text).toContain('Simular pago');
     expect((await browser.get('/status')).text).toBe('{"status":"open"}');
     const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
     const qr = (await qrs.findQrById(t.db, stored.activation_qr_id!))!.qr;
@@ -213,7 +227,7 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     expect(read.body).toMatchObject({ status: 'cancelled', cancelled_at: t.clock.now().toISOString(), business_code: null });
     for (const again of [await browser.get(), await browser.post('', VALID_FORM), await browser.get('/done'), await browser.post('/cancel')]) {
       expect(again.status).toBe(410);
-      expect(again.text).toContain('was cancelled');
+      expect(again.text).toContain('fue cancelado');
     }
     const events = await partnerEvents(intent.code);
     expect(events.map((e) => e.type)).toEqual(['onboarding_intent.cancelled']);
@@ -227,7 +241,7 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     await browser.get();
     const cancelled = await browser.post('/cancel');
     expect(cancelled.status).toBe(200); // no cancel_url: a page says so
-    expect(cancelled.text).toContain('Registration cancelled');
+    expect(cancelled.text).toContain('Registro cancelado');
     const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
     const qr = (await qrs.findQrById(t.db, stored.activation_qr_id!))!.qr;
     expect(qr.status).toBe('CANCELED');
@@ -245,7 +259,7 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     t.clock.advance(120 * MINUTE);
     for (const page of [await browser.get(), await browser.post('/simulate-payment'), await browser.post('/cancel'), await browser.get('/done')]) {
       expect(page.status).toBe(410);
-      expect(page.text).toContain('has expired');
+      expect(page.text).toContain('venció');
     }
     await expect(onboarding.simulateActivationPayment(t.context, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
     // even a payment reaching a QR that outlives the intent by rounding is refused by the purpose handler
@@ -265,7 +279,7 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
       const browser = new FlowBrowser(live, tokenOf(intent));
       await browser.register();
       const page = await browser.get();
-      expect(page.text).not.toContain('Simulate payment');
+      expect(page.text).not.toContain('Simular pago');
       expect((await browser.post('/simulate-payment')).status).toBe(404);
     } finally {
       await live.close();

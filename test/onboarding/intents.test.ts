@@ -156,7 +156,7 @@ describe.each(databaseKinds())('onboarding intents API on %s', (kind) => {
       t.clock.advance(2 * MINUTE);
       const gone = await browser.get();
       expect(gone.status).toBe(410);
-      expect(gone.text).toContain('This registration link has expired');
+      expect(gone.text).toContain('Este enlace de registro venció');
     } finally {
       await short.close();
     }

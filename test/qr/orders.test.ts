@@ -127,7 +127,7 @@ describe.each(databaseKinds())('QR orders on %s', (kind) => {
     expect(qr.qr_payload).toContain('010211');
     expect(qr.qr_payload).not.toMatch(/5406\d{3}\.\d{2}/);
     const page = await t.request('GET', new URL(qr.qr_url).pathname);
-    expect(page.text).toContain('Between Bs 10.00 and Bs 50.00.');
+    expect(page.text.replace(/\u00a0/g, ' ')).toContain('Entre Bs 10,00 y Bs 50,00.');
   });
 
   it('a suspended merchant\'s QR refuses payment (409) and moves nothing', async () => {

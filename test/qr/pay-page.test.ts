@@ -4,6 +4,10 @@ import { databaseKinds } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
 
 const tokenOf = (qr: { qr_url: string }) => qr.qr_url.split('/pay/')[1]!;
+/** Intl separates `Bs` from the amount with a no-break space. */
+const normalizeSpaces = (text: string) => text.replace(/\u00a0/g, ' ');
+/** The wall clock of `instant` in La Paz (UTC-4 all year), as `HH:MM`. */
+const laPazTime = (instant: Date) => new Date(instant.getTime() - 4 * 3_600_000).toISOString().slice(11, 16);
 
 describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
   let t: TestApp;
@@ -14,12 +18,13 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
   });
   afterAll(() => t.close());
 
-  const page = (token: string) => t.request('GET', `/pay/${token}`, { headers: { accept: 'text/html' } });
+  // No Accept-Language: the pages speak their default, Spanish (Bolivia).
+  const page = (token: string, headers: Record<string, string> = {}) => t.request('GET', `/pay/${token}`, { headers: { accept: 'text/html', ...headers } });
   // fetch directly, so the 303 is seen rather than followed
-  const postForm = async (token: string, fields: Record<string, string>) => {
-    const response = await fetch(`${t.baseUrl}/pay/${token}`, {
+  const postForm = async (token: string, fields: Record<string, string>, options: { query?: string; cookie?: string } = {}) => {
+    const response = await fetch(`${t.baseUrl}/pay/${token}${options.query ?? ''}`, {
       method: 'POST', redirect: 'manual', body: new URLSearchParams(fields).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(options.cookie ? { cookie: options.cookie } : {}) },
     });
     return { status: response.status, headers: response.headers, text: await response.text() };
   };
@@ -32,9 +37,10 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     expect(response.text).toContain('Café &lt;Pérez&gt;');
     expect(response.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt; Order 42');
     expect(response.text).not.toContain('<script>alert(1)');
-    expect(response.text).toContain('Bs 150.50');
+    expect(normalizeSpaces(response.text)).toContain('Bs 150,50');
     expect(response.text).toContain(qr.qr_image);
-    expect(response.text).toContain('Simulate payment');
+    expect(response.text).toContain('Simular pago');
+    expect(response.text).toContain('<html lang="es-BO">');
     const csp = response.headers.get('content-security-policy')!;
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("default-src 'none'");
@@ -46,7 +52,7 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     for (const token of ['AAAAAAAAAAAAAAAAAAAAAA', 'short', 'x'.repeat(100)]) {
       const response = await page(token);
       expect(response.status).toBe(404);
-      expect(response.text).toContain('Payment request not found');
+      expect(response.text).toContain('No encontramos este cobro');
     }
   });
 
@@ -81,9 +87,9 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
       status: 'ACTIVE', cancel_reason: null, amount: '10.00', expires_at: '2026-11-22T17:00:00.000Z', paid_at: null, paid_at_local: null,
     });
     const html = (await page(tokenOf(qr))).text;
+    expect(html).not.toContain('33,30');
     expect(html).not.toContain('33.30');
-    expect(html).not.toContain('received so far');
-    expect(html).toMatch(/id="receipt"[^>]* hidden/);
+    expect(html).toMatch(/id="paid"[^>]* hidden/);
   });
 
   it('refuses payment on a suspended merchant\'s QR (409, form error) and moves no money', async () => {
@@ -92,7 +98,7 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     expect((await t.request('PATCH', `/admin/v1/merchants/${suspended.businessCode}`, { body: { status: 'suspended' } })).status).toBe(200);
     const response = await postForm(tokenOf(qr), { source_bank: 'Banco Unión', account_number: '10000123454321', account_titular: 'Ana Pérez' });
     expect(response.status).toBe(409);
-    expect(response.text).toContain('no longer accepts payments');
+    expect(response.text).toContain('Este QR ya no acepta pagos.');
     expect((await t.request('PATCH', `/admin/v1/merchants/${suspended.businessCode}`, { body: { status: 'active' } })).status).toBe(200);
     const read = await t.request('GET', `/api/v2/simple-qrs/${qr.id}`, { apiKey: suspended.apiKey });
     expect(read.body).toMatchObject({ status: 'ACTIVE', payments_count: 0 });
@@ -105,15 +111,16 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     const response = await postForm(tokenOf(qr), { source_bank: 'Banco Unión', account_number: '10000123454321', account_titular: 'Ana Pérez' });
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe(`/pay/${tokenOf(qr)}`);
-    const receipt = await page(tokenOf(qr));
-    expect(receipt.text).toContain('Paid — thank you');
-    expect(receipt.text).toMatch(/id="receipt"[^>]*>/);
-    expect(receipt.text).not.toMatch(/id="receipt"[^>]* hidden/);
+    const paidPage = await page(tokenOf(qr));
+    expect(paidPage.text).toContain('Pagado, ¡gracias!');
+    expect(paidPage.text).toMatch(/id="paid"[^>]*>/);
+    expect(paidPage.text).not.toMatch(/id="paid"[^>]* hidden/);
+    expect(paidPage.text).toContain(`href="/pay/${tokenOf(qr)}/receipt"`);
     const payments = await t.request('GET', `/api/v2/simple-qrs/${qr.id}/payments`, { apiKey: merchant.apiKey });
     expect(payments.body.data[0].payer).toEqual({ source_bank: 'Banco Unión', account_number: '**********4321', account_titular: 'Ana Pérez' });
     const again = await postForm(tokenOf(qr), { source_bank: 'B', account_number: '1234', account_titular: 'X' });
     expect(again.status).toBe(409);
-    expect(again.text).toContain('no longer accepts payments');
+    expect(again.text).toContain('Este QR ya no acepta pagos.');
   });
 
   it('shows form errors with 422 and moves nothing', async () => {
@@ -121,7 +128,8 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     const response = await postForm(tokenOf(qr), { source_bank: '', account_number: '12x', account_titular: 'Ana', amount: '1.234' });
     expect(response.status).toBe(422);
     expect(response.text).toContain('aria-invalid="true"');
-    expect(response.text).toContain('Enter 4 to 30 digits.');
+    expect(response.text).toContain('Escribe de 4 a 30 dígitos.');
+    expect(response.text).toContain('Escribe el banco del pagador');
     expect((await t.request('GET', `/api/v2/simple-qrs/${qr.id}`, { apiKey: merchant.apiKey })).body.payments_count).toBe(0);
     const missingAmount = await postForm(tokenOf(qr), { source_bank: 'B', account_number: '1234', account_titular: 'Ana', amount: '' });
     expect(missingAmount.status).toBe(422);
@@ -132,13 +140,14 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     await t.request('POST', `/api/v2/simple-qrs/${canceled.id}/cancel`, { apiKey: merchant.apiKey });
     const canceledPage = await page(tokenOf(canceled));
     expect(canceledPage.status).toBe(200);
-    expect(canceledPage.text).toContain('canceled by the merchant');
+    expect(canceledPage.text).toContain('El comercio anuló este cobro');
     expect(canceledPage.text).toContain('Mesa 4');
     const expiring = await createQr(t, merchant, { description: 'Kiosk', qr_expiration: '+5m' });
     t.clock.advance(5 * 60_000);
     const expiredPage = await page(tokenOf(expiring));
     expect(expiredPage.status).toBe(200);
-    expect(expiredPage.text).toContain('has expired');
+    expect(expiredPage.text).toContain('Este cobro venció');
+    expect(expiredPage.text).toContain('Venció el 22 de noviembre de 2026 a las 12:05.');
     expect(expiredPage.text).toContain('Kiosk');
   });
 
@@ -149,11 +158,126 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
       const qr = await createQr(live, m);
       const response = await live.request('GET', `/pay/${tokenOf(qr)}`);
       expect(response.status).toBe(200);
-      expect(response.text).not.toContain('Simulate payment');
+      expect(response.text).not.toContain('Simular pago');
+      expect(response.text).not.toContain('id="simulate"');
       const post = await live.request('POST', `/pay/${tokenOf(qr)}`, { rawBody: 'source_bank=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       expect(post.status).toBe(404);
     } finally {
       await live.close();
+    }
+  });
+
+  it('speaks Spanish by default, English by ?lang=en or Accept-Language, and says which', async () => {
+    const qr = await createQr(t, merchant, { amount: 1234.5, qr_expiration: '+30m' });
+    const deadline = laPazTime(new Date(qr.expires_at));
+    const spanish = await page(tokenOf(qr));
+    expect(spanish.headers.get('content-language')).toBe('es-BO');
+    expect(spanish.headers.get('vary')).toContain('Accept-Language');
+    expect(normalizeSpaces(spanish.text)).toContain('Bs 1.234,50');
+    // A time in words, in SERVICE_TIMEZONE (12:00 La Paz + 30 min), never a zone identifier.
+    expect(spanish.text).toContain(`Paga antes de las ${deadline}`);
+    expect(spanish.text.replace(/<script[^]*<\/script>/, '')).not.toContain('America/La_Paz'); // the script formats in it; no text names it
+    expect(spanish.text).toContain('href="?lang=en"');
+    for (const english of [await page(`${tokenOf(qr)}?lang=en`), await page(tokenOf(qr), { 'accept-language': 'en-US,en;q=0.9,es;q=0.5' })]) {
+      expect(english.headers.get('content-language')).toBe('en');
+      expect(english.text).toContain('<html lang="en">');
+      expect(normalizeSpaces(english.text)).toContain('Bs 1,234.50');
+      const hour = Number(deadline.slice(0, 2));
+      expect(english.text).toContain(`Pay by ${hour % 12 === 0 ? 12 : hour % 12}:${deadline.slice(3)} ${hour < 12 ? 'AM' : 'PM'}`);
+      expect(english.text).toContain('Waiting for payment');
+      expect(english.text).toContain('href="?lang=es"');
+    }
+    // ?lang= wins over the browser; an unknown language or a hostile value falls back to the browser's.
+    expect((await page(`${tokenOf(qr)}?lang=es`, { 'accept-language': 'en' })).headers.get('content-language')).toBe('es-BO');
+    expect((await page(`${tokenOf(qr)}?lang=fr`, { 'accept-language': 'en' })).headers.get('content-language')).toBe('en');
+    expect((await page(`${tokenOf(qr)}?lang=en&lang=es`)).status).toBe(200);
+    expect((await page(tokenOf(qr), { 'accept-language': 'fr-FR, de;q=0.8' })).headers.get('content-language')).toBe('es-BO');
+    expect((await page(tokenOf(qr), { 'accept-language': 'es-AR;q=0.2, en;q=0.1' })).headers.get('content-language')).toBe('es-BO');
+  });
+
+  it('reads a Spanish amount with a decimal comma, keeps ?lang= through the form, and answers in English with ?lang=en', async () => {
+    const qr = await createQr(t, merchant, { modify_amount: true, is_multi_use: true, amount: undefined, min_amount: 5, max_amount: 2000 });
+    const payer = { source_bank: 'Banco Unión', account_number: '10000123454321', account_titular: 'Ana Pérez' };
+    expect((await postForm(tokenOf(qr), { ...payer, amount: '25,50' })).status).toBe(303);
+    expect((await postForm(tokenOf(qr), { ...payer, amount: '1.234,50' })).status).toBe(303);
+    const english = await postForm(tokenOf(qr), { ...payer, amount: '1,000.25' }, { query: '?lang=en' });
+    expect(english.status).toBe(303);
+    expect(english.headers.get('location')).toBe(`/pay/${tokenOf(qr)}?lang=en`);
+    const payments = await t.request('GET', `/api/v2/simple-qrs/${qr.id}/payments`, { apiKey: merchant.apiKey });
+    expect(payments.body.data.map((p: { amount: number }) => p.amount).sort((a: number, b: number) => a - b)).toEqual([25.5, 1000.25, 1234.5]);
+    const tooSmall = await postForm(tokenOf(qr), { ...payer, amount: '4,99' });
+    expect(tooSmall.status).toBe(422);
+    expect(normalizeSpaces(tooSmall.text)).toContain('El monto mínimo es Bs 5,00.');
+    const englishErrors = await postForm(tokenOf(qr), { ...payer, account_number: '12x', amount: '3000' }, { query: '?lang=en' });
+    expect(englishErrors.status).toBe(422);
+    expect(englishErrors.text).toContain('Enter 4 to 30 digits.');
+    expect(englishErrors.text).toContain('action="?lang=en"');
+    const tooLarge = await postForm(tokenOf(qr), { ...payer, amount: '3000' }, { query: '?lang=en' });
+    expect(normalizeSpaces(tooLarge.text)).toContain('The amount can be at most Bs 2,000.00.');
+  });
+
+  it('prints the receipt of a single-use QR once paid: merchant, amount, date, masked account, reference', async () => {
+    const qr = await createQr(t, merchant, { amount: 75, description: 'Pedido 7' });
+    const before = await t.request('GET', `/pay/${tokenOf(qr)}/receipt`);
+    expect(before.status).toBe(404);
+    expect(before.text).toContain('Este cobro todavía no fue pagado.');
+    const paid = await pay(t, merchant, qr.id, { account_number: '20000111122223333', source_bank: 'Banco Sol' });
+    const receipt = await t.request('GET', `/pay/${tokenOf(qr)}/receipt`);
+    expect(receipt.status).toBe(200);
+    expect(receipt.headers.get('cache-control')).toBe('no-store');
+    const text = normalizeSpaces(receipt.text);
+    expect(text).toContain('Comprobante de pago');
+    expect(text).toContain('Café &lt;Pérez&gt;, La Paz');
+    expect(text).toContain('Bs 75,00');
+    expect(text).toContain('22 de noviembre de 2026');
+    expect(text).toContain(`>${laPazTime(new Date(paid.body.paid_at))}<`);
+    expect(text).toContain('Banco Sol');
+    expect(text).toContain('*************3333');
+    expect(text).not.toContain('20000111122223333');
+    expect(text).toContain(`data-field="reference">${paid.body.id}<`);
+    expect(text).toContain('Pedido 7');
+    const english = await t.request('GET', `/pay/${tokenOf(qr)}/receipt?lang=en`);
+    expect(normalizeSpaces(english.text)).toContain('Bs 75.00');
+    expect(english.text).toContain('November 22, 2026');
+    expect(english.text).toMatch(/>\d{1,2}:\d\d PM</);
+    expect((await t.request('GET', '/pay/AAAAAAAAAAAAAAAAAAAAAA/receipt')).status).toBe(404);
+  });
+
+  it('shows a multi-use QR\'s receipt only to the browser that made the payment', async () => {
+    const qr = await createQr(t, merchant, { is_multi_use: true, modify_amount: true, amount: undefined });
+    const payer = { source_bank: 'Banco Unión', account_number: '10000123454321', account_titular: 'Ana Pérez' };
+    const mine = await postForm(tokenOf(qr), { ...payer, amount: '11' });
+    expect(mine.status).toBe(303);
+    const setCookie = mine.headers.get('set-cookie')!;
+    expect(setCookie).toMatch(new RegExp(`^mps_receipt=[0-9A-Za-z]{32}; Path=/pay/${tokenOf(qr)}; Max-Age=\\d+; HttpOnly; SameSite=Lax$`));
+    const cookie = setCookie.split(';')[0]!;
+    // Someone else pays, by the form (another browser) and from a bank's app.
+    const theirs = await postForm(tokenOf(qr), { ...payer, amount: '99' });
+    await pay(t, merchant, qr.id, { amount: 55 });
+    const receipt = await t.request('GET', `/pay/${tokenOf(qr)}/receipt`, { headers: { cookie } });
+    expect(receipt.status).toBe(200);
+    expect(normalizeSpaces(receipt.text)).toContain('Bs 11,00');
+    expect(receipt.text).not.toContain('99,00');
+    // The pay page shows this browser its own payment, never the others.
+    const ownPage = normalizeSpaces((await page(tokenOf(qr), { cookie })).text);
+    expect(ownPage).toContain('Bs 11,00');
+    expect(ownPage).not.toContain('99,00');
+    expect(ownPage).not.toContain('55,00');
+    // The same browser pays again: a new key, and its receipt shows its latest payment.
+    const again = await postForm(tokenOf(qr), { ...payer, amount: '12' }, { cookie });
+    const latest = again.headers.get('set-cookie')!.split(';')[0]!;
+    expect(latest).not.toBe(cookie);
+    expect(normalizeSpaces((await t.request('GET', `/pay/${tokenOf(qr)}/receipt`, { headers: { cookie: latest } })).text)).toContain('Bs 12,00');
+    // Without the cookie, with another browser's, or with a forged one: no receipt.
+    for (const other of [undefined, theirs.headers.get('set-cookie')!.split(';')[0]!, 'mps_receipt=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'mps_receipt=../../x']) {
+      const response = await t.request('GET', `/pay/${tokenOf(qr)}/receipt`, { headers: other ? { cookie: other } : {} });
+      if (other === theirs.headers.get('set-cookie')!.split(';')[0]) {
+        expect(normalizeSpaces(response.text)).toContain('Bs 99,00');
+        expect(response.text).not.toContain('11,00');
+        continue;
+      }
+      expect(response.status).toBe(404);
+      expect(response.text).toContain('solo se muestra en el dispositivo que hizo el pago');
     }
   });
 });

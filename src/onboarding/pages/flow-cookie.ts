@@ -4,20 +4,10 @@
 // cookie nor compute the field). The same secret binds the submitting browser to the intent for the done page.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from '../../ids.ts';
+import { readCookie, scopedCookie } from '../../kernel/cookies.ts';
 
 export const FLOW_COOKIE = 'mps_onboarding';
 const SECRET_PATTERN = /^[0-9A-Za-z]{32}$/;
-
-/** The value of one cookie of a Cookie header (RFC 6265 §5.4 pairs), or null. */
-export function readCookie(header: string | undefined, name: string): string | null {
-  if (!header) return null;
-  for (const pair of header.split(';')) {
-    const index = pair.indexOf('=');
-    if (index < 0) continue;
-    if (pair.slice(0, index).trim() === name) return pair.slice(index + 1).trim();
-  }
-  return null;
-}
 
 /** The flow secret of the request, when its cookie holds a well-formed one. */
 export function flowSecretOf(cookieHeader: string | undefined): string | null {
@@ -31,8 +21,7 @@ export function newFlowSecret(): string {
 
 /** Set-Cookie of the flow secret: only this flow's path, gone when the intent expires. */
 export function flowCookieHeader(secret: string, token: string, expiresAt: Date, now: Date, secure: boolean): string {
-  const maxAge = Math.max(0, Math.ceil((expiresAt.getTime() - now.getTime()) / 1000));
-  return `${FLOW_COOKIE}=${secret}; Path=/onboarding/${token}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  return scopedCookie(FLOW_COOKIE, secret, { path: `/onboarding/${token}`, maxAgeSeconds: (expiresAt.getTime() - now.getTime()) / 1000, secure });
 }
 
 /** The hidden form field: HMAC-SHA256 of the flow's token under the flow secret. */

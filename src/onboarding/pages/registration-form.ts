@@ -4,6 +4,8 @@
 import type { BankConfig } from '../../config.ts';
 import type { FieldError } from '../../kernel/errors.ts';
 import { formErrorsOf, type FormErrors as ErrorsOfForm } from '../../kernel/forms.ts';
+import type { Locale } from '../../kernel/i18n/locale.ts';
+import type { MessageKey } from '../../kernel/i18n/messages-en.ts';
 import { compileBodyCheck } from '../../kernel/validation.ts';
 import { FullAccountNumber } from '../../masking.ts';
 import { DEFAULT_CITY } from '../../merchants/service.ts';
@@ -34,27 +36,20 @@ export function readForm(body: Record<string, unknown>): FormValues {
   return values;
 }
 
-/** A text field's message: empty, or too long. */
-const text = (label: string, max: number) => (error: FieldError) =>
-  (error.code === 'too_long' ? `The ${label} can have at most ${max} characters.` : `Enter the ${label}.`);
+/** The longest value of each free-text field: its message when too long says so. */
+const TEXT_MAX: Partial<Record<FormField, number>> = { legal_name: 200, trade_name: 200, city: 100, account_holder: 100 };
 
-const MESSAGES: Record<FormField, (error: FieldError) => string> = {
-  legal_name: text('legal name', 200),
-  trade_name: text('trade name', 200),
-  tax_id: () => 'Enter the NIT with digits only (5 to 15 digits).',
-  email: () => 'Enter an email address such as ana@example.com.',
-  phone: () => 'Enter a phone number with 7 to 15 digits, such as +591 71234567.',
-  city: text('city', 100),
-  mcc: () => 'The category code has 4 digits (for example 5812), or leave it empty.',
-  bank_code: () => 'Choose the bank of the payout account.',
-  account_number: () => 'Enter the account number: digits and hyphens only, up to 34 characters.',
-  account_holder: text('account holder\'s name', 100),
-};
+/** A field's message in the visitor's language: `onboarding.error.<field>`, or `….too_long` for text too long. */
+function messageOf(locale: Locale, field: FormField, error: FieldError): string {
+  const max = TEXT_MAX[field];
+  if (max !== undefined && error.code === 'too_long') return locale.t(`onboarding.error.${field}.too_long` as MessageKey, { max });
+  return locale.t(`onboarding.error.${field}`);
+}
 
 /** The check of the form for a list of banks, compiled once. */
 export function registrationCheck(banks: readonly BankConfig[]) {
   const check = compileBodyCheck(registrationFormSchema(banks));
-  return (values: FormValues): { registration: Registration } | { errors: FormErrors } => {
+  return (values: FormValues, locale: Locale): { registration: Registration } | { errors: FormErrors } => {
     const { mcc, bank_code: bankCode, ...rest } = values;
     // The bank code is a number where it reads as one; anything else stays text and fails as a type.
     const submitted = {
@@ -62,7 +57,7 @@ export function registrationCheck(banks: readonly BankConfig[]) {
       ...(mcc === '' ? {} : { mcc }),
       bank_code: /^[0-9]{1,9}$/.test(bankCode) ? Number(bankCode) : bankCode,
     };
-    const errors = formErrorsOf(check(submitted), values, (field, error) => MESSAGES[field](error));
+    const errors = formErrorsOf(check(submitted), values, locale, (field, error) => messageOf(locale, field, error));
     if (Object.keys(errors).length > 0) return { errors };
     return {
       registration: {

@@ -6,7 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CapabilityRoutes } from '../../context.ts';
 import { acceptFormPostsOnly } from '../../kernel/forms.ts';
 import { ApiError } from '../../kernel/errors.ts';
-import { sendPage } from '../../kernel/page-kit.ts';
+import type { Locale } from '../../kernel/i18n/locale.ts';
+import { pageLocale, sendPage } from '../../kernel/page-kit.ts';
 import { configuredBanks } from '../../transfers/banks.ts';
 import * as onboarding from '../service.ts';
 import type { IntentRow } from '../store.ts';
@@ -30,25 +31,30 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
 
   acceptFormPostsOnly(app);
 
-  /** A flow page; its forms may also post to the cancel_url's origin (the cancel POST redirects there). */
-  const sendFlowPage = (reply: FastifyReply, status: number, intent: IntentRow | null, render: (nonce: string) => string) => {
+  /** A flow page in the visitor's language; its forms may also post to the cancel_url's origin (the cancel POST redirects there). */
+  const sendFlowPage = (request: FastifyRequest, reply: FastifyReply, status: number, intent: IntentRow | null,
+    render: (locale: Locale, nonce: string) => string) => {
+    const locale = pageLocale(request, config.serviceTimeZone);
     const cancelOrigin = intent?.cancel_url ? onboarding.redirectOriginOf(intent.cancel_url) : null;
-    return sendPage(reply, status, render, { formActionOrigins: cancelOrigin ? [cancelOrigin] : [] });
+    return sendPage(reply, status, locale, (nonce) => render(locale, nonce), { formActionOrigins: cancelOrigin ? [cancelOrigin] : [] });
   };
-  const notFoundPage = (reply: FastifyReply) => sendFlowPage(reply, 404, null, renderNotFoundPage);
-  const gonePage = (reply: FastifyReply, intent: IntentRow, status: 'expired' | 'cancelled' | 'completed') =>
-    sendFlowPage(reply, 410, null, (nonce) => renderGonePage(nonce, GONE_REASON[status]));
+  const notFoundPage = (request: FastifyRequest, reply: FastifyReply) => sendFlowPage(request, reply, 404, null, renderNotFoundPage);
+  const gonePage = (request: FastifyRequest, reply: FastifyReply, status: 'expired' | 'cancelled' | 'completed') =>
+    sendFlowPage(request, reply, 410, null, (locale, nonce) => renderGonePage(locale, nonce, GONE_REASON[status]));
+  /** Where to send the browser next, keeping a language chosen with ?lang=. */
+  const redirect = (request: FastifyRequest, reply: FastifyReply, path: string) =>
+    reply.code(303).header('location', pageLocale(request, config.serviceTimeZone).href(path)).send();
 
   /** The intent of the URL while it is open; otherwise the 404 / 410 page has been sent and null comes back. */
-  const openIntent = async (reply: FastifyReply, token: string, now: Date): Promise<IntentRow | null> => {
+  const openIntent = async (request: FastifyRequest, reply: FastifyReply, token: string, now: Date): Promise<IntentRow | null> => {
     const intent = await onboarding.findIntentByToken(db, token);
     if (!intent) {
-      await notFoundPage(reply);
+      await notFoundPage(request, reply);
       return null;
     }
     const status = effectiveStatus(intent, now);
     if (status !== 'open') {
-      await gonePage(reply, intent, status);
+      await gonePage(request, reply, status);
       return null;
     }
     return intent;
@@ -68,22 +74,25 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     const secret = flowSecretOf(request.headers.cookie);
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (isValidCsrfToken(secret, intent.token, body.csrf_token)) return secret;
-    await sendFlowPage(reply, 403, intent, (nonce) => renderCookieProblemPage(nonce, intent.token));
+    await sendFlowPage(request, reply, 403, intent, (locale, nonce) => renderCookieProblemPage(locale, nonce, intent.token));
     return null;
   };
 
-  const showForm = (reply: FastifyReply, status: number, intent: IntentRow, secret: string, values: FormValues, errors: FormErrors) =>
-    sendFlowPage(reply, status, intent, (nonce) => renderFormPage({
-      nonce, intent, token: intent.token, csrf: csrfTokenOf(secret, intent.token), values, errors, banks,
-      feeCentavos: config.onboardingActivationFeeCentavos, zone: config.serviceTimeZone,
+  const showForm = (request: FastifyRequest, reply: FastifyReply, status: number, intent: IntentRow, secret: string,
+    values: FormValues, errors: FormErrors) =>
+    sendFlowPage(request, reply, status, intent, (locale, nonce) => renderFormPage({
+      locale, nonce, intent, token: intent.token, csrf: csrfTokenOf(secret, intent.token), values,
+      errors, banks, feeCentavos: config.onboardingActivationFeeCentavos, now: clock.now(),
     }));
 
-  const showPayment = async (reply: FastifyReply, status: number, intent: IntentRow, secret: string, error?: string) => {
+  const showPayment = async (request: FastifyRequest, reply: FastifyReply, status: number, intent: IntentRow, secret: string,
+    error?: 'onboarding.payment.not_accepted') => {
     const qr = await onboarding.findActivationQr(db, intent);
     const bankName = banks.find((bank) => bank.bankCode === intent.payout_bank_code)?.name ?? String(intent.payout_bank_code);
-    return sendFlowPage(reply, status, intent, (nonce) => renderPaymentPage({
-      nonce, intent, token: intent.token, csrf: csrfTokenOf(secret, intent.token), qrImage: qr?.qr.qr_image ?? null,
-      feeCentavos: qr?.qr.amount_centavos ?? config.onboardingActivationFeeCentavos, bankName, sandbox, zone: config.serviceTimeZone, error,
+    return sendFlowPage(request, reply, status, intent, (locale, nonce) => renderPaymentPage({
+      locale, nonce, intent, token: intent.token, csrf: csrfTokenOf(secret, intent.token), qrImage: qr?.qr.qr_image ?? null,
+      feeCentavos: qr?.qr.amount_centavos ?? config.onboardingActivationFeeCentavos, bankName, sandbox, now: clock.now(),
+      error: error && locale.t(error),
     }));
   };
 
@@ -91,61 +100,61 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
 
   app.get('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: the current step (HTML)' } }, async (request, reply) => {
     const now = clock.now();
-    const intent = await openIntent(reply, request.params.token, now);
+    const intent = await openIntent(request, reply, request.params.token, now);
     if (!intent) return reply;
     const secret = ensureFlowSecret(request, reply, intent, now);
-    if (intent.submitted_at === null) return showForm(reply, 200, intent, secret, emptyForm(), {});
-    return showPayment(reply, 200, intent, secret);
+    if (intent.submitted_at === null) return showForm(request, reply, 200, intent, secret, emptyForm(), {});
+    return showPayment(request, reply, 200, intent, secret);
   });
 
   app.post('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: submit the registration form' } }, async (request, reply) => {
     const now = clock.now();
-    const intent = await openIntent(reply, request.params.token, now);
+    const intent = await openIntent(request, reply, request.params.token, now);
     if (!intent) return reply;
     const secret = await checkedSecret(request, reply, intent);
     if (!secret) return reply;
-    if (intent.submitted_at !== null) return reply.code(303).header('location', `/onboarding/${intent.token}`).send();
+    if (intent.submitted_at !== null) return redirect(request, reply, `/onboarding/${intent.token}`);
     const values = readForm((request.body ?? {}) as Record<string, unknown>);
-    const checked = checkRegistration(values);
-    if ('errors' in checked) return showForm(reply, 422, intent, secret, values, checked.errors);
+    const checked = checkRegistration(values, pageLocale(request, config.serviceTimeZone));
+    if ('errors' in checked) return showForm(request, reply, 422, intent, secret, values, checked.errors);
     const outcome = await onboarding.submitRegistration(context, intent.token, checked.registration, secret, now);
     // A double submit lands here too: the loser follows the winner to the next step.
     const next = outcome.intent.status === 'completed' ? `/onboarding/${intent.token}/done` : `/onboarding/${intent.token}`;
-    return reply.code(303).header('location', next).send();
+    return redirect(request, reply, next);
   });
 
   app.post('/onboarding/:token/cancel', { schema: { ...hidden, summary: 'Hosted onboarding: cancel' } }, async (request, reply) => {
     const now = clock.now();
-    const intent = await openIntent(reply, request.params.token, now);
+    const intent = await openIntent(request, reply, request.params.token, now);
     if (!intent) return reply;
     if (!(await checkedSecret(request, reply, intent))) return reply;
     const cancelled = await onboarding.cancelByToken(db, config, intent.token, now);
     if (!cancelled) {
       const current = (await onboarding.findIntentByToken(db, intent.token))!;
-      return gonePage(reply, current, effectiveStatus(current, clock.now()) as 'expired' | 'cancelled' | 'completed');
+      return gonePage(request, reply, effectiveStatus(current, clock.now()) as 'expired' | 'cancelled' | 'completed');
     }
     // The parsed form: percent-encoded ASCII, whatever the partner typed (a header cannot carry raw Unicode).
     if (cancelled.cancel_url) return reply.code(303).header('location', new URL(cancelled.cancel_url).href).send();
-    return sendFlowPage(reply, 200, null, renderCancelledPage);
+    return sendFlowPage(request, reply, 200, null, renderCancelledPage);
   });
 
   app.get('/onboarding/:token/done', { schema: { ...hidden, summary: 'Hosted onboarding: the first API key, once' } }, async (request, reply) => {
     const now = clock.now();
     const intent = await onboarding.findIntentByToken(db, request.params.token);
-    if (!intent) return notFoundPage(reply);
+    if (!intent) return notFoundPage(request, reply);
     const status = effectiveStatus(intent, now);
-    if (status === 'open') return reply.code(303).header('location', `/onboarding/${intent.token}`).send(); // not paid yet
-    if (status !== 'completed') return gonePage(reply, intent, status);
+    if (status === 'open') return redirect(request, reply, `/onboarding/${intent.token}`); // not paid yet
+    if (status !== 'completed') return gonePage(request, reply, status);
     const issued = await onboarding.issueFirstApiKey(db, config, intent.token, flowSecretOf(request.headers.cookie), now);
-    if (!issued) return gonePage(reply, intent, 'completed');
+    if (!issued) return gonePage(request, reply, 'completed');
     let successLink: string | null = null;
     if (issued.intent.success_url) {
       const url = new URL(issued.intent.success_url);
       url.searchParams.set('code', issued.intent.code);
       successLink = url.toString();
     }
-    return sendFlowPage(reply, 200, null, (nonce) => renderDonePage({
-      nonce, merchantName: issued.intent.trade_name!, businessCode: issued.intent.business_code!, apiKey: issued.apiKey,
+    return sendFlowPage(request, reply, 200, null, (locale, nonce) => renderDonePage({
+      locale, nonce, merchantName: issued.intent.trade_name!, businessCode: issued.intent.business_code!, apiKey: issued.apiKey,
       successLink, withPayment: issued.intent.activation_qr_id !== null,
     }));
   });
@@ -161,21 +170,21 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
 
   app.post('/onboarding/:token/simulate-payment', { schema: { ...hidden, summary: 'Sandbox: pay the activation fee' } }, async (request, reply) => {
     const now = clock.now();
-    const intent = await openIntent(reply, request.params.token, now);
+    const intent = await openIntent(request, reply, request.params.token, now);
     if (!intent) return reply;
     const secret = await checkedSecret(request, reply, intent);
     if (!secret) return reply;
-    if (intent.submitted_at === null) return reply.code(303).header('location', `/onboarding/${intent.token}`).send();
+    if (intent.submitted_at === null) return redirect(request, reply, `/onboarding/${intent.token}`);
     try {
       await onboarding.simulateActivationPayment(context, intent, now);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'QR_NOT_PAYABLE') throw error;
       const current = (await onboarding.findIntentByToken(db, intent.token))!;
       const status = effectiveStatus(current, clock.now());
-      if (status === 'completed') return reply.code(303).header('location', `/onboarding/${intent.token}/done`).send();
-      if (status !== 'open') return gonePage(reply, current, status);
-      return showPayment(reply, 409, current, secret, 'The payment was not accepted. Please try again.');
+      if (status === 'completed') return redirect(request, reply, `/onboarding/${intent.token}/done`);
+      if (status !== 'open') return gonePage(request, reply, status);
+      return showPayment(request, reply, 409, current, secret, 'onboarding.payment.not_accepted');
     }
-    return reply.code(303).header('location', `/onboarding/${intent.token}/done`).send();
+    return redirect(request, reply, `/onboarding/${intent.token}/done`);
   });
 };

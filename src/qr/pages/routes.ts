@@ -1,32 +1,43 @@
-// Routes of the hosted payment page (no API key): the page, its public status endpoint (ETag and
-// long poll like the API) and, in sandbox mode, the "Simulate payment" form post.
+// Routes of the hosted payment page (no API key): the page, its receipt, its public status endpoint
+// (ETag and long poll like the API) and, in sandbox mode, the "Simulate payment" form post. Pages speak
+// the payer's language (kernel/page-kit.ts pageLocale).
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, CapabilityRoutes } from '../../context.ts';
+import { readCookie, scopedCookie } from '../../kernel/cookies.ts';
 import { acceptFormPostsOnly, formErrorsOf } from '../../kernel/forms.ts';
-import { sendPage } from '../../kernel/page-kit.ts';
+import type { Locale } from '../../kernel/i18n/locale.ts';
+import { pageLocale, sendPage } from '../../kernel/page-kit.ts';
 import { compileBodyCheck } from '../../kernel/validation.ts';
 import { ApiError, notFound } from '../../kernel/errors.ts';
 import { errorResponses, StrictObject } from '../../kernel/schemas.ts';
 import { sandboxRail } from '../rail.ts';
-import { SandboxPaymentForm } from '../schemas.ts';
+import { bindReceiptKey, newReceiptKey, receiptPayment } from '../receipts.ts';
+import { QR_AMOUNT_BOUNDS, SandboxPaymentForm } from '../schemas.ts';
 import * as qrs from '../service.ts';
 import { ifNoneMatchHits } from '../state.ts';
 import type { QrWithLastPayment } from '../service.ts';
+import type { QrRow } from '../store.ts';
 import { holdWhileUnchanged, type QrWatcher } from '../watch.ts';
-import { publicStatusTag, renderNotFoundPage, renderPayPage, toPublicStatus, type SimulateFormState } from './pay-page.ts';
+import { renderNotFoundPage, renderPayPage, type SimulateFormState } from './pay-page.ts';
+import { publicStatusTag, toPublicStatus } from './public-status.ts';
+import { renderNoReceiptPage, renderReceiptPage } from './receipt-page.ts';
 
 const TokenParams = Type.Object({ token: Type.String() });
 
 const PAY_FORM_FIELDS = ['source_bank', 'account_number', 'account_titular', 'amount'] as const;
 type PayFormValues = Record<(typeof PAY_FORM_FIELDS)[number], string>;
 const checkPayForm = compileBodyCheck(SandboxPaymentForm);
-const PAY_FORM_MESSAGES: Record<(typeof PAY_FORM_FIELDS)[number], string> = {
-  source_bank: 'Enter the payer\'s bank (up to 100 characters).',
-  account_number: 'Enter 4 to 30 digits.',
-  account_titular: 'Enter the account holder\'s name (up to 140 characters).',
-  amount: 'Enter an amount from 0.10 to 100000.00 with at most two decimals.',
-};
+/** The pay form's message for a failing field, in the payer's language. */
+function payFormMessage(locale: Locale, field: (typeof PAY_FORM_FIELDS)[number]): string {
+  if (field !== 'amount') return locale.t(`pay.form.${field}`);
+  return locale.t('pay.form.amount', {
+    min: locale.amountInput(QR_AMOUNT_BOUNDS.min), max: locale.money(QR_AMOUNT_BOUNDS.max), example: locale.amountInput(2550),
+  });
+}
+/** The cookie holding the receipt key of the payments this browser made through the form (receipts.ts). */
+const RECEIPT_COOKIE = 'mps_receipt';
+const RECEIPT_COOKIE_MAX_AGE_SECONDS = 30 * 24 * 3600;
 const StatusQuery = StrictObject({ wait: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })) });
 
 /** The pay pages share the QR routes' watcher: one LISTEN and one read cache per process. */
@@ -41,18 +52,34 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
   acceptFormPostsOnly(app);
 
 
-  const showPage = async (reply: FastifyReply, token: string, status = 200, form?: SimulateFormState) => {
+  const receiptKeyOf = (request: FastifyRequest) => readCookie(request.headers.cookie, RECEIPT_COOKIE);
+
+  const showPage = async (request: FastifyRequest, reply: FastifyReply, token: string, status = 200, form?: SimulateFormState) => {
+    const locale = pageLocale(request, config.serviceTimeZone);
     const found = await watcher.readByPayToken(token);
-    if (!found) return sendPage(reply, 404, renderNotFoundPage);
+    if (!found) return sendPage(reply, 404, locale, (nonce) => renderNotFoundPage(locale, nonce));
     const merchant = await context.merchantDisplays.get(db, found.qr.business_code);
-    return sendPage(reply, status, (nonce) => renderPayPage({
-      found, merchant, now: clock.now(), zone: config.serviceTimeZone, sandbox, nonce, form,
+    const ownPayment = found.qr.is_multi_use ? await receiptPayment(db, found, receiptKeyOf(request)) : null;
+    return sendPage(reply, status, locale, (nonce) => renderPayPage({
+      found, merchant, now: clock.now(), locale, sandbox, nonce, form, ownPayment,
     }));
   };
 
   app.get('/pay/:token', {
     schema: { tags: ['hosted pages'], summary: 'Hosted payment page (HTML)', params: TokenParams, hide: true },
-  }, async (request, reply) => showPage(reply, request.params.token));
+  }, async (request, reply) => showPage(request, reply, request.params.token));
+
+  app.get('/pay/:token/receipt', {
+    schema: { tags: ['hosted pages'], summary: 'Printable receipt of the payment (HTML)', params: TokenParams, hide: true },
+  }, async (request, reply) => {
+    const locale = pageLocale(request, config.serviceTimeZone);
+    const found = await qrs.findQrByPayToken(db, request.params.token);
+    if (!found) return sendPage(reply, 404, locale, (nonce) => renderNotFoundPage(locale, nonce));
+    const payment = await receiptPayment(db, found, receiptKeyOf(request));
+    if (!payment) return sendPage(reply, 404, locale, (nonce) => renderNoReceiptPage(locale, nonce, found.qr));
+    const merchant = await context.merchantDisplays.get(db, found.qr.business_code);
+    return sendPage(reply, 200, locale, (nonce) => renderReceiptPage({ locale, nonce, qr: found.qr, payment, merchant }));
+  });
 
   app.get('/pay/:token/status', {
     schema: {
@@ -90,31 +117,52 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
     schema: { tags: ['hosted pages'], summary: 'Sandbox: simulate a payer paying (form post)', params: TokenParams, hide: true },
   }, async (request, reply) => {
     const token = request.params.token;
+    const locale = pageLocale(request, config.serviceTimeZone);
     const found = await qrs.findQrByPayToken(db, token);
-    if (!found) return sendPage(reply, 404, renderNotFoundPage);
+    if (!found) return sendPage(reply, 404, locale, (nonce) => renderNotFoundPage(locale, nonce));
     const raw = (request.body ?? {}) as Record<string, unknown>;
     const values = Object.fromEntries(PAY_FORM_FIELDS.map((name) => [name, typeof raw[name] === 'string' ? raw[name].trim() : ''])) as PayFormValues;
-    // The payer's fields always; the amount only where the payer chooses it (an editable QR), and typed.
+    // The payer's fields always; the amount only where the payer chooses it (an editable QR), typed as they write it.
     const { amount, ...payer } = values;
-    const submitted = found.qr.modify_amount && amount !== '' ? { ...payer, amount } : payer;
-    const errors = formErrorsOf(checkPayForm(submitted), values, (field) => PAY_FORM_MESSAGES[field]);
-    if (Object.keys(errors).length > 0) return showPage(reply, token, 422, { values, errors });
+    const submitted = found.qr.modify_amount && amount !== '' ? { ...payer, amount: locale.readAmount(amount) } : payer;
+    const errors = formErrorsOf(checkPayForm(submitted), values, locale, (field) => payFormMessage(locale, field));
+    if (Object.keys(errors).length > 0) return showPage(request, reply, token, 422, { values, errors });
     const amountCentavos = qrs.qrAmountCentavos('amount' in submitted ? submitted.amount : undefined);
+    let received: qrs.ReceivedPayment;
     try {
-      await qrs.receivePayment(context, sandboxRail.toNotice({
+      received = await qrs.receivePayment(context, sandboxRail.toNotice({
         qrId: found.qr.id, businessCode: null, amountCentavos,
         sourceBank: values.source_bank, accountNumber: values.account_number, accountTitular: values.account_titular,
       }), clock.now());
     } catch (error) {
       if (error instanceof ApiError && (error.code === 'QR_NOT_PAYABLE' || error.code === 'VALIDATION_FAILED')) {
-        const formErrors: Record<string, string> = error.code === 'QR_NOT_PAYABLE'
-          ? { _form: 'This QR no longer accepts payments.' }
-          : Object.fromEntries((error.errors ?? []).map((e) => [e.field, `Amount ${e.message}.`]));
-        return showPage(reply, token, error.status, { values, errors: formErrors });
+        const formErrors = error.code === 'QR_NOT_PAYABLE' ? { _form: locale.t('pay.form.not_payable') } : amountRefusals(locale, found.qr, error);
+        return showPage(request, reply, token, error.status, { values, errors: formErrors });
       }
       throw error;
     }
-    // Post/redirect/get: a reload of the receipt never pays twice.
-    return reply.code(303).header('location', `/pay/${token}`).send();
+    if (found.qr.is_multi_use) {
+      // The receipt key of this payment, for this browser only: the receipt shows it its own payment.
+      const receiptKey = newReceiptKey();
+      await bindReceiptKey(db, received.payment, receiptKey);
+      reply.header('set-cookie', scopedCookie(RECEIPT_COOKIE, receiptKey, {
+        path: `/pay/${token}`, maxAgeSeconds: RECEIPT_COOKIE_MAX_AGE_SECONDS, secure: config.publicBaseUrl.startsWith('https:'),
+      }));
+    }
+    // Post/redirect/get: a reload of the page never pays twice.
+    return reply.code(303).header('location', locale.href(`/pay/${token}`)).send();
   });
 };
+
+/** The form's words for the service's refusal of an amount (outside the QR's bounds). */
+function amountRefusals(locale: Locale, qr: QrRow, error: ApiError): Record<string, string> {
+  const messages: Record<string, string> = {};
+  for (const fieldError of error.errors ?? []) {
+    messages[fieldError.field] = fieldError.code === 'too_small' && qr.min_amount_centavos !== null
+      ? locale.t('pay.form.amount_too_small', { min: locale.money(qr.min_amount_centavos) })
+      : fieldError.code === 'too_large' && qr.max_amount_centavos !== null
+        ? locale.t('pay.form.amount_too_large', { max: locale.money(qr.max_amount_centavos) })
+        : payFormMessage(locale, 'amount');
+  }
+  return messages;
+}

@@ -1,0 +1,81 @@
+// The printable receipt of a payment (docs/qr.md#receipts): merchant, amount, date and time, the
+// payer's bank and masked account, and the payment reference the merchant finds in the API. Its print
+// stylesheet fits thermal paper: on a roll 58 mm or 80 mm wide it prints as one narrow column, on
+// A4 or letter paper as a short slip; the language switch, the buttons and the page's background stay on
+// the screen.
+import { escapeHtml } from '../../kernel/html.ts';
+import type { Locale } from '../../kernel/i18n/locale.ts';
+import { pageShell } from '../../kernel/page-kit.ts';
+import type { PaymentRow, QrRow } from '../store.ts';
+
+const RECEIPT_STYLES = `
+.receipt dl { grid-template-columns: minmax(0, auto) minmax(0, 1fr); }
+.receipt .amount { margin: .25rem 0 .75rem; }
+.receipt-actions { display: flex; gap: .75rem; flex-wrap: wrap; }
+.receipt-actions > * { flex: 1 1 10rem; }
+.receipt-actions .button-link { margin-top: 1rem; background: #fff; color: var(--accent); border: 1px solid var(--line); }
+@media print {
+  @page { margin: 3mm; }
+  body { font-size: 10pt; line-height: 1.3; color: #000; }
+  main { max-width: 80mm; padding: 0; margin: 0; }
+  .card { border: 0; border-radius: 0; padding: 0; margin: 0; }
+  .receipt h1 { font-size: 12pt; }
+  .receipt .amount { font-size: 16pt; }
+  .receipt dl { grid-template-columns: 1fr; gap: 0; }
+  .receipt dt { color: #000; margin-top: 1.5mm; font-size: 8.5pt; }
+  .receipt dd { font-size: 10pt; }
+}
+`;
+
+export interface ReceiptPageInput {
+  locale: Locale;
+  nonce: string;
+  qr: QrRow;
+  payment: PaymentRow;
+  merchant: { name: string; city: string };
+}
+
+export function renderReceiptPage({ locale, nonce, qr, payment, merchant }: ReceiptPageInput): string {
+  const row = (label: string, value: string, field: string) =>
+    `<dt>${escapeHtml(label)}</dt><dd data-field="${field}">${escapeHtml(value)}</dd>`;
+  const refunded = payment.amount_refunded_centavos > 0
+    ? row(locale.t('receipt.refunded'), locale.money(payment.amount_refunded_centavos), 'refunded')
+    : '';
+  const body = `<section class="card receipt" aria-labelledby="receipt-heading">
+  <h1 id="receipt-heading">${locale.html('receipt.title')}</h1>
+  <p class="amount" data-field="amount">${escapeHtml(locale.money(payment.amount_centavos))}</p>
+  <dl>
+    ${row(locale.t('receipt.merchant'), `${merchant.name}, ${merchant.city}`, 'merchant')}
+    ${qr.description ? row(locale.t('receipt.description'), qr.description, 'description') : ''}
+    ${row(locale.t('receipt.date'), locale.date(payment.paid_at), 'date')}
+    ${row(locale.t('receipt.time'), locale.time(payment.paid_at), 'time')}
+    ${row(locale.t('receipt.payer_bank'), payment.source_bank, 'payer-bank')}
+    ${row(locale.t('receipt.payer_account'), payment.account_number.masked, 'payer-account')}
+    ${row(locale.t('receipt.reference'), String(payment.id), 'reference')}
+    ${refunded}
+  </dl>
+  <div class="receipt-actions no-print">
+    <button type="button" id="print-button">${locale.html('receipt.print')}</button>
+    <a class="button-link" href="${escapeHtml(locale.href(`/pay/${qr.pay_token}`))}">${locale.html('receipt.back')}</a>
+  </div>
+</section>`;
+  return pageShell({
+    locale, nonce, body, styles: RECEIPT_STYLES,
+    title: `${locale.t('receipt.title')} — ${merchant.name}`,
+    script: `document.getElementById('print-button').addEventListener('click', function () { window.print(); });`,
+  });
+}
+
+/** No receipt to show: the QR is not paid yet, or (multi-use) this browser made none of its payments. */
+export function renderNoReceiptPage(locale: Locale, nonce: string, qr: QrRow): string {
+  return pageShell({
+    locale,
+    title: locale.t('receipt.none.title'),
+    nonce,
+    body: `<section class="card" aria-labelledby="none-heading">
+  <h1 id="none-heading">${locale.html('receipt.none.title')}</h1>
+  <p class="status" role="status" data-state="NOT_FOUND">${locale.html(qr.is_multi_use ? 'receipt.none.multi_use' : 'receipt.none.unpaid')}</p>
+  <a class="button-link" href="${escapeHtml(locale.href(`/pay/${qr.pay_token}`))}">${locale.html('receipt.back')}</a>
+</section>`,
+  });
+}

@@ -1,0 +1,89 @@
+// The hosted pages' catalogues and the Locale that writes with them (no database, no browser).
+import { describe, expect, it } from 'vitest';
+import { chooseLang, Locale, Markup } from '../../src/kernel/i18n/locale.ts';
+import { en } from '../../src/kernel/i18n/messages-en.ts';
+import { es } from '../../src/kernel/i18n/messages-es.ts';
+
+const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+const nbsp = (text: string) => text.replace(/\u00a0/g, ' ');
+
+describe('the catalogues', () => {
+  it('define the same keys in both languages, none empty', () => {
+    expect(Object.keys(es).sort()).toEqual(Object.keys(en).sort());
+    for (const catalogue of [es, en]) {
+      for (const [key, text] of Object.entries(catalogue)) expect(text.trim(), key).not.toBe('');
+    }
+  });
+
+  it('use the same placeholders for each key in both languages', () => {
+    for (const key of Object.keys(en) as (keyof typeof en)[]) {
+      expect(placeholders(es[key]), key).toEqual(placeholders(en[key]));
+    }
+  });
+
+  it('give every plural a form for `other`', () => {
+    for (const key of Object.keys(en)) {
+      const match = /^(.*)\.(one|other)$/.exec(key);
+      if (match) expect(Object.keys(en), key).toContain(`${match[1]}.other`);
+    }
+  });
+});
+
+describe('choosing the language', () => {
+  it('takes ?lang=, then Accept-Language, then Spanish', () => {
+    expect(chooseLang('en', 'es')).toEqual({ lang: 'en', explicit: true });
+    expect(chooseLang('es', 'en')).toEqual({ lang: 'es', explicit: true });
+    expect(chooseLang(undefined, 'en-GB,en;q=0.8')).toEqual({ lang: 'en', explicit: false });
+    expect(chooseLang(undefined, 'es-BO')).toEqual({ lang: 'es', explicit: false });
+    expect(chooseLang('fr', 'de, en;q=0.5')).toEqual({ lang: 'en', explicit: false });
+    expect(chooseLang(['en'], undefined)).toEqual({ lang: 'es', explicit: false });
+    expect(chooseLang(undefined, 'fr')).toEqual({ lang: 'es', explicit: false });
+    expect(chooseLang(undefined, '*')).toEqual({ lang: 'es', explicit: false });
+    expect(chooseLang(undefined, ';;;q=,,,')).toEqual({ lang: 'es', explicit: false });
+  });
+});
+
+describe('Locale', () => {
+  const es = new Locale('es', false, 'America/La_Paz');
+  const en = new Locale('en', true, 'America/La_Paz');
+
+  it('writes amounts as people there do, through Intl', () => {
+    expect(nbsp(es.money(123450))).toBe('Bs 1.234,50');
+    expect(nbsp(en.money(123450))).toBe('Bs 1,234.50');
+    expect(nbsp(es.money(5))).toBe('Bs 0,05');
+    expect(es.amountInput(2550)).toBe('25,50');
+    expect(en.amountInput(10000000)).toBe('100000.00');
+  });
+
+  it('reads an amount as typed in each language', () => {
+    expect(es.readAmount('25,50')).toBe('25.50');
+    expect(es.readAmount('1.234,5')).toBe('1234.5');
+    expect(es.readAmount('1.234')).toBe('1234');
+    expect(es.readAmount('25.50')).toBe('25.50'); // a dot with two decimals is a decimal point
+    expect(en.readAmount('1,234.50')).toBe('1234.50');
+    expect(en.readAmount('25,50')).toBe('25,50'); // left for the form's check to refuse
+    expect(es.readAmount('1.2.3')).toBe('1.2.3');
+  });
+
+  it('says a deadline in words, in the service\'s zone, with the right article', () => {
+    const now = new Date('2026-11-24T12:00:00Z'); // 08:00 in La Paz
+    expect(es.deadline(new Date('2026-11-24T19:11:00Z'), now)).toBe('antes de las 15:11');
+    expect(es.deadline(new Date('2026-11-25T05:05:00Z'), now)).toBe('antes del 25 de noviembre de 2026 a la 01:05');
+    expect(en.deadline(new Date('2026-11-24T19:11:00Z'), now)).toBe('by 3:11 PM');
+    expect(en.deadline(new Date('2026-11-25T05:05:00Z'), now)).toBe('by November 25, 2026, 1:05 AM');
+    // 23:30 UTC is still the 24th in La Paz
+    expect(es.deadline(new Date('2026-11-25T02:30:00Z'), now)).toBe('antes de las 22:30');
+  });
+
+  it('picks plural forms and escapes everything but Markup', () => {
+    expect(es.plural('onboarding.form.errors', 1)).toBe('Corrige el campo marcado abajo.');
+    expect(es.plural('onboarding.form.errors', 3)).toBe('Corrige los 3 campos marcados abajo.');
+    expect(en.html('onboarding.done.registered', { merchant: '<b>' })).toBe('&lt;b&gt; is registered.');
+    expect(en.html('onboarding.form.fee', { fee: new Markup('<strong>Bs 1</strong>') })).toContain('<strong>Bs 1</strong>');
+  });
+
+  it('keeps an explicitly chosen language on links and redirects only', () => {
+    expect(en.href('/pay/x')).toBe('/pay/x?lang=en');
+    expect(es.href('/pay/x')).toBe('/pay/x');
+  });
+});
