@@ -5,7 +5,6 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { CHROMIUM, hasChromium } from './chromium.ts';
-import type { DatabaseKind } from './databases.ts';
 
 // Without the background-networking flags Chromium keeps dialling Google's hosts, which this network refuses.
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -25,15 +24,15 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /**
- * Takes a full-page screenshot of every step (a blank render fails the test). It is written to
- * docs/screenshots/<name>.png only by the PGlite run with UPDATE_SCREENSHOTS=1: tokens and times differ on
- * every run, so writing them always would modify tracked files on each `npm test`.
- *   UPDATE_SCREENSHOTS=1 npx vitest run test/qr/pay-page.browser.test.ts test/onboarding/flow.browser.test.ts
+ * Takes a full-page screenshot (a blank render fails the test) and writes it to
+ * docs/screenshots/<name>.png only when UPDATE_SCREENSHOTS=1: tokens and times differ on every run, so
+ * writing them always would modify tracked files on each `npm test`.
+ *   UPDATE_SCREENSHOTS=1 npx vitest run test/pages/hosted-pages.browser.test.ts
  */
-export async function screenshot(page: Page, kind: DatabaseKind, name: string): Promise<void> {
+export async function writeScreenshot(page: Page, name: string): Promise<void> {
   const image = await page.screenshot({ fullPage: true });
   expect(image.length).toBeGreaterThan(1000);
-  if (kind !== 'pglite' || process.env.UPDATE_SCREENSHOTS !== '1') return;
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   writeFileSync(path.join(SCREENSHOTS, `${name}.png`), image);
 }

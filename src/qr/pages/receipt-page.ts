@@ -1,15 +1,16 @@
 // The printable receipt of a payment (docs/qr.md#receipts): merchant, amount, date and time, the
 // payer's bank and masked account, and the payment reference the merchant finds in the API. Its print
-// stylesheet fits thermal paper: on a roll 58 mm or 80 mm wide it prints as one narrow column, on
-// A4 or letter paper as a short slip; the language switch, the buttons and the page's background stay on
-// the screen.
+// stylesheet fits thermal paper: each label above its value in one narrow column, so a roll 58 mm or
+// 80 mm wide prints it whole, and A4 or letter paper a short slip; the language switch, the buttons and
+// the page's background stay on the screen.
 import { escapeHtml } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
 import { pageShell } from '../../kernel/page-kit.ts';
 import type { PaymentRow, QrRow } from '../store.ts';
 
 const RECEIPT_STYLES = `
-.receipt dl { grid-template-columns: minmax(0, auto) minmax(0, 1fr); }
+.receipt dl { grid-template-columns: 1fr; gap: 0; }
+.receipt dt { margin-top: .6rem; font-size: .9rem; }
 .receipt .amount { margin: .25rem 0 .75rem; }
 .receipt-actions { display: flex; gap: .75rem; flex-wrap: wrap; }
 .receipt-actions > * { flex: 1 1 10rem; }
@@ -21,7 +22,6 @@ const RECEIPT_STYLES = `
   .card { border: 0; border-radius: 0; padding: 0; margin: 0; }
   .receipt h1 { font-size: 12pt; }
   .receipt .amount { font-size: 16pt; }
-  .receipt dl { grid-template-columns: 1fr; gap: 0; }
   .receipt dt { color: #000; margin-top: 1.5mm; font-size: 8.5pt; }
   .receipt dd { font-size: 10pt; }
 }
