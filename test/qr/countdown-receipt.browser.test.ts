@@ -6,6 +6,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { describeInChromium, launchChromium } from '../helpers/browser.ts';
+import { newIntent, tokenOf as intentToken, VALID_FORM } from '../onboarding/helpers.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
 
 const tokenOf = (qr: { qr_url: string }) => qr.qr_url.split('/pay/')[1]!;
@@ -87,6 +88,31 @@ describeInChromium('countdown and receipt in Chromium', () => {
       expect(await page.getAttribute('#countdown', 'aria-label')).toBe('Time left to pay');
     } finally {
       await close();
+    }
+  });
+
+  it('counts down to the expiry of the onboarding activation payment and hides its QR at zero', async () => {
+    const short = await startTestApp({ kind: 'pglite', database: t.database, clock: t.clock, env: { ONBOARDING_INTENT_TTL: '1m' } });
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: 'es-BO' });
+    try {
+      const partner = await short.createPartner('Partner K');
+      const page = await context.newPage();
+      await page.goto(`${short.baseUrl}/onboarding/${intentToken(await newIntent(short, partner))}`);
+      for (const [name, value] of Object.entries(VALID_FORM)) {
+        if (name === 'bank_code') await page.selectOption('#f-bank_code', value);
+        else await page.fill(`#f-${name}`, value);
+      }
+      t.clock.advance(53_000); // the payment step opens with 7 s left
+      await Promise.all([page.waitForNavigation(), page.click('#submit-button')]);
+      expect(await page.textContent('h1')).toBe('Pago de activación');
+      await expect.poll(() => page.textContent('#countdown')).toMatch(/^0:0[5-7]$/);
+      expect(await page.isVisible('img.qr')).toBe(true);
+      await expect.poll(() => page.textContent('#status'), { timeout: 10_000, interval: 200 }).toBe('Este enlace de registro venció');
+      expect(await page.isHidden('img.qr')).toBe(true);
+      expect(await page.isHidden('#simulate')).toBe(true);
+    } finally {
+      await context.close();
+      await short.close();
     }
   });
 

@@ -4,6 +4,7 @@
 // hosted pages' kit (kernel/page-kit.ts).
 import type { BankConfig } from '../../config.ts';
 import type { Centavos } from '../../money.ts';
+import { countdownMarkup, countdownScript } from '../../kernel/countdown.ts';
 import { escapeHtml, jsonForScript } from '../../kernel/html.ts';
 import { Markup, type Locale } from '../../kernel/i18n/locale.ts';
 import type { MessageKey } from '../../kernel/i18n/messages-en.ts';
@@ -157,16 +158,19 @@ export function renderPaymentPage(input: PaymentPageInput): string {
   <h1 id="pay-heading">${locale.html('onboarding.payment.title')}</h1>
   <p class="muted">${escapeHtml(intent.trade_name ?? '')}</p>
   <p class="amount" data-field="fee">${escapeHtml(fee)}</p>
+  <div id="expiry">
   <p class="muted">${locale.html('onboarding.payment.pay_by', { deadline: locale.deadline(intent.expires_at, now) })}</p>
+  ${countdownMarkup(locale)}
+  </div>
   <p class="status" id="status" role="status" aria-live="polite" data-state="ACTIVE">${locale.html('pay.status.ACTIVE')}</p>
   ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 </section>
-<section class="card" aria-labelledby="scan-heading">
+<section class="card" id="pay-section" aria-labelledby="scan-heading">
   <h2 id="scan-heading">${locale.html('pay.scan.heading')}</h2>
   ${qrImage ? `<img class="qr" src="${escapeHtml(qrImage)}" width="280" height="280" alt="${escapeHtml(locale.t('onboarding.payment.qr_alt', { fee }))}">` : ''}
   <p class="muted">${locale.html('onboarding.payment.help')}</p>
 </section>
-${sandbox ? `<section class="card sandbox" aria-labelledby="simulate-heading">
+${sandbox ? `<section class="card sandbox" id="simulate" aria-labelledby="simulate-heading">
   <h2 id="simulate-heading">${locale.html('pay.simulate.heading')}</h2>
   <p class="muted">${locale.html('onboarding.payment.simulate_note')}</p>
   <form method="post" action="${escapeHtml(locale.href(`/onboarding/${token}/simulate-payment`))}">
@@ -187,14 +191,27 @@ ${sandbox ? `<section class="card sandbox" aria-labelledby="simulate-heading">
   </dl>
   ${cancelForm(locale, token, csrf)}
 </section>`;
-  return shell({ locale, nonce, title: locale.t('onboarding.payment.title'), body, script: pollScript(locale, token) });
+  return shell({ locale, nonce, title: locale.t('onboarding.payment.title'), body, script: pollScript(locale, token, intent.expires_at, now) });
 }
 
-/** Polls the flow's status every 2 s; the done page once completed, a reload (the 410 page) once closed otherwise. */
-function pollScript(locale: Locale, token: string): string {
+/**
+ * Polls the flow's status every 2 s; the done page once completed, a reload (the 410 page) once closed
+ * otherwise. The countdown to the link's expiry turns the page to its expired state at zero.
+ */
+function pollScript(locale: Locale, token: string, expiresAt: Date, now: Date): string {
   return `(function () {
   var base = ${jsonForScript(`/onboarding/${token}`)};
   var done = ${jsonForScript(locale.href(`/onboarding/${token}/done`))};
+  var expiredText = ${jsonForScript(locale.t('onboarding.gone.expired.title'))};
+  var live = true;
+  ${countdownScript(locale, expiresAt, now)}
+  countdown.start(function () {
+    live = false;
+    ['pay-section', 'simulate', 'expiry'].forEach(function (id) { var e = document.getElementById(id); if (e) e.hidden = true; });
+    var status = document.getElementById('status');
+    status.textContent = expiredText;
+    status.setAttribute('data-state', 'CANCELED');
+  }, function () { return live; });
   function later(ms) { return new Promise(function (resolve) { setTimeout(resolve, ms); }); }
   async function poll() {
     for (;;) {

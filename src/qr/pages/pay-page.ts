@@ -3,6 +3,7 @@
 // receipt, clear pages for canceled and expired QRs, and in sandbox mode a "Simulate payment" form.
 // Server-rendered in the payer's language (kernel/i18n); a small script long-polls the public status.
 import type { Centavos } from '../../money.ts';
+import { countdownMarkup } from '../../kernel/countdown.ts';
 import { escapeHtml } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
 import { pageShell } from '../../kernel/page-kit.ts';
@@ -76,11 +77,9 @@ function expiryBlock(locale: Locale, { qr }: QrWithLastPayment, status: PublicSt
   if (status.status === 'CANCELED') {
     return `<p class="muted" id="expiry">${escapeHtml(locale.t('pay.expiry.expired_at', { when: locale.dateTime(qr.expires_at) }))}</p>`;
   }
-  // role="timer" is not announced on every tick; #countdown-announce says the milestones (kernel script).
   return `<div id="expiry">
   <p class="muted">${escapeHtml(locale.t('pay.expiry.pay_by', { deadline: locale.deadline(qr.expires_at, now) }))}</p>
-  <p class="countdown" id="countdown" role="timer" aria-label="${escapeHtml(locale.t('pay.countdown.label'))}" hidden></p>
-  <p class="visually-hidden" id="countdown-announce" aria-live="polite"></p>
+  ${countdownMarkup(locale)}
 </div>`;
 }
 
