@@ -7,11 +7,22 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from './html.ts';
 import { chooseLang, LANG_NAMES, LANGS, Locale } from './i18n/locale.ts';
 
-/** The language of the page a request asks for (`?lang=`, then Accept-Language), writing times in `zone`. */
-export function pageLocale(request: FastifyRequest, zone: string): Locale {
+/**
+ * The language of the page a request asks for (`?lang=`, then Accept-Language), writing times in `zone`.
+ * The page's language switch points at `switchPath` — by default the request's own path, right for a page
+ * read by GET or a form that posts to its page's own URL; a page answering a post elsewhere names its
+ * page, and a page that must not be read twice passes null (no switch).
+ */
+export function pageLocale(request: FastifyRequest, zone: string, switchPath: string | null = requestPath(request)): Locale {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const { lang, explicit } = chooseLang(query.lang, request.headers['accept-language']);
-  return new Locale(lang, explicit, zone);
+  return new Locale(lang, explicit, zone, switchPath);
+}
+
+function requestPath(request: FastifyRequest): string {
+  const url = request.url;
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
 }
 
 export function newNonce(): string {
@@ -58,8 +69,9 @@ h2 { font-size: 1.1rem; margin: 0 0 .75rem; }
 .status { font-weight: 600; padding: .5rem .75rem; border-radius: 8px; background: #eef4fb; color: var(--accent); }
 .status[data-state="PAID"] { background: #e6f4ea; color: var(--ok); }
 .status[data-state="CANCELED"], .status[data-state="NOT_FOUND"] { background: #fbeaec; color: var(--bad); }
-dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; margin: 0; }
-dt { color: var(--muted); } dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+dl { margin: 0; }
+dt { color: var(--muted); font-size: .9rem; margin-top: .6rem; } dt:first-child { margin-top: 0; }
+dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
 input { width: 100%; font: inherit; padding: .6rem .7rem; border: 1px solid #8c959f; border-radius: 8px; }
 input:focus, button:focus, select:focus, a:focus { outline: 3px solid #0969da; outline-offset: 2px; }
@@ -90,10 +102,12 @@ export interface ShellOptions {
   script?: string;
 }
 
-/** Links to the page in each other language (same path, `?lang=`), each named in its own language. */
+/** Links to the page in each other language (its switch path with `?lang=`), each named in its own language. */
 function languageSwitch(locale: Locale): string {
+  if (locale.switchPath === null) return '';
+  const path = locale.switchPath;
   const others = LANGS.filter((lang) => lang !== locale.lang)
-    .map((lang) => `<a href="?lang=${lang}" hreflang="${lang}" lang="${lang}">${escapeHtml(LANG_NAMES[lang])}</a>`);
+    .map((lang) => `<a href="${escapeHtml(`${path}?lang=${lang}`)}" hreflang="${lang}" lang="${lang}">${escapeHtml(LANG_NAMES[lang])}</a>`);
   return `<nav class="lang" aria-label="${escapeHtml(locale.t('common.language'))}">${others.join(' ')}</nav>`;
 }
 

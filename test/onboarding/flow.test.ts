@@ -131,6 +131,8 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     expect(apiKey).toMatch(/^mk_test_/);
     expect(done.text).toContain(`href="https://partner.example/ok?from=mps&amp;code=${intent.code}"`);
     expect(done.text).toContain(String(read.body.business_code));
+    // No language switch on the page that shows the key once: reading it again would be a 410.
+    expect(done.text).not.toContain('hreflang');
     const balance = await t.request('GET', '/api/v2/balance', { apiKey });
     expect(balance.status).toBe(200);
     expect(balance.body.business_code).toBe(read.body.business_code);
@@ -242,6 +244,8 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     const cancelled = await browser.post('/cancel');
     expect(cancelled.status).toBe(200); // no cancel_url: a page says so
     expect(cancelled.text).toContain('Registro cancelado');
+    // Its language switch reads the flow's page (a GET), never the POST-only cancel URL.
+    expect(cancelled.text).toContain(`href="/onboarding/${tokenOf(intent)}?lang=en"`);
     const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
     const qr = (await qrs.findQrById(t.db, stored.activation_qr_id!))!.qr;
     expect(qr.status).toBe('CANCELED');

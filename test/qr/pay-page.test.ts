@@ -177,7 +177,7 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     // A time in words, in SERVICE_TIMEZONE (12:00 La Paz + 30 min), never a zone identifier.
     expect(spanish.text).toContain(`Paga antes de las ${deadline}`);
     expect(spanish.text.replace(/<script[^]*<\/script>/, '')).not.toContain('America/La_Paz'); // the script formats in it; no text names it
-    expect(spanish.text).toContain('href="?lang=en"');
+    expect(spanish.text).toContain(`href="/pay/${tokenOf(qr)}?lang=en"`);
     for (const english of [await page(`${tokenOf(qr)}?lang=en`), await page(tokenOf(qr), { 'accept-language': 'en-US,en;q=0.9,es;q=0.5' })]) {
       expect(english.headers.get('content-language')).toBe('en');
       expect(english.text).toContain('<html lang="en">');
@@ -185,7 +185,7 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
       const hour = Number(deadline.slice(0, 2));
       expect(english.text).toContain(`Pay by ${hour % 12 === 0 ? 12 : hour % 12}:${deadline.slice(3)} ${hour < 12 ? 'AM' : 'PM'}`);
       expect(english.text).toContain('Waiting for payment');
-      expect(english.text).toContain('href="?lang=es"');
+      expect(english.text).toContain(`href="/pay/${tokenOf(qr)}?lang=es"`);
     }
     // ?lang= wins over the browser; an unknown language or a hostile value falls back to the browser's.
     expect((await page(`${tokenOf(qr)}?lang=es`, { 'accept-language': 'en' })).headers.get('content-language')).toBe('es-BO');
@@ -212,6 +212,13 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     expect(englishErrors.status).toBe(422);
     expect(englishErrors.text).toContain('Enter 4 to 30 digits.');
     expect(englishErrors.text).toContain('action="?lang=en"');
+    expect(englishErrors.text).toContain(`href="/pay/${tokenOf(qr)}?lang=es"`); // the switch reads the page again, never re-posts
+    expect(englishErrors.text).toMatch(/id="sim-account_number"[^>]* autofocus/);
+    // An emptied amount is an error, not the suggestion paid silently.
+    const emptied = await postForm(tokenOf(qr), { ...payer, amount: '' });
+    expect(emptied.status).toBe(422);
+    // A thousands group never starts with 0: "0.500" is not 500.
+    expect((await postForm(tokenOf(qr), { ...payer, amount: '0.500' })).status).toBe(422);
     const tooLarge = await postForm(tokenOf(qr), { ...payer, amount: '3000' }, { query: '?lang=en' });
     expect(normalizeSpaces(tooLarge.text)).toContain('The amount can be at most Bs 2,000.00.');
   });
@@ -221,6 +228,9 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     const before = await t.request('GET', `/pay/${tokenOf(qr)}/receipt`);
     expect(before.status).toBe(404);
     expect(before.text).toContain('Este cobro todavía no fue pagado.');
+    const canceled = await createQr(t, merchant, { amount: 5 });
+    await t.request('POST', `/api/v2/simple-qrs/${canceled.id}/cancel`, { apiKey: merchant.apiKey });
+    expect((await t.request('GET', `/pay/${tokenOf(canceled)}/receipt`)).text).toContain('Este cobro no fue pagado.');
     const paid = await pay(t, merchant, qr.id, { account_number: '20000111122223333', source_bank: 'Banco Sol' });
     const receipt = await t.request('GET', `/pay/${tokenOf(qr)}/receipt`);
     expect(receipt.status).toBe(200);
@@ -231,7 +241,7 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     expect(text).toContain('Bs 75,00');
     expect(text).toContain('22 de noviembre de 2026');
     expect(text).toContain(`>${laPazTime(new Date(paid.body.paid_at))}<`);
-    expect(text).toContain('Banco Sol');
+    expect(text).not.toContain('Banco Sol'); // the link may be shared: no payer's bank or name
     expect(text).toContain('*************3333');
     expect(text).not.toContain('20000111122223333');
     expect(text).toContain(`data-field="reference">${paid.body.id}<`);
@@ -277,7 +287,7 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
         continue;
       }
       expect(response.status).toBe(404);
-      expect(response.text).toContain('solo se muestra en el dispositivo que hizo el pago');
+      expect(response.text).toContain('solo se ve en el navegador con el que se pagó');
     }
   });
 });

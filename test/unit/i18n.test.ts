@@ -78,12 +78,30 @@ describe('Locale', () => {
   it('picks plural forms and escapes everything but Markup', () => {
     expect(es.plural('onboarding.form.errors', 1)).toBe('Corrige el campo marcado abajo.');
     expect(es.plural('onboarding.form.errors', 3)).toBe('Corrige los 3 campos marcados abajo.');
-    expect(en.html('onboarding.done.registered', { merchant: '<b>' })).toBe('&lt;b&gt; is registered.');
+    expect(en.html('onboarding.done.registered', { merchant: '<b>' })).toBe('The registration of &lt;b&gt; is complete.');
     expect(en.html('onboarding.form.fee', { fee: new Markup('<strong>Bs 1</strong>') })).toContain('<strong>Bs 1</strong>');
   });
 
   it('keeps an explicitly chosen language on links and redirects only', () => {
     expect(en.href('/pay/x')).toBe('/pay/x?lang=en');
     expect(es.href('/pay/x')).toBe('/pay/x');
+  });
+});
+
+describe('the catalogue in use', () => {
+  it('has no key that no page uses', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const path = await import('node:path');
+    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? files(path.join(dir, entry.name)) : entry.name.endsWith('.ts') ? [path.join(dir, entry.name)] : []);
+    const source = files('src').filter((file) => !/messages-\w+\.ts$/.test(file)).map((file) => readFileSync(file, 'utf8')).join('\n');
+    // Keys built from a prefix and a value (`pay.status.${status}`, `onboarding.error.${field}`, …) count
+    // as used when the prefix appears in a template; plural forms when their base does.
+    const prefixes = [...source.matchAll(/`([a-z_.]+\.)\$\{/g)].map((m) => m[1]!);
+    const unused = Object.keys(en).filter((key) => {
+      const base = key.replace(/\.(one|other)$/, '');
+      return !source.includes(`'${key}'`) && !source.includes(`'${base}'`) && !prefixes.some((prefix) => key.startsWith(prefix));
+    });
+    expect(unused).toEqual([]);
   });
 });

@@ -61,7 +61,12 @@ const MONEY_OPTIONS: Intl.NumberFormatOptions = { style: 'currency', currency: '
 export class Locale {
   readonly tag: string;
 
-  constructor(readonly lang: Lang, readonly explicit: boolean, readonly zone: string) {
+  /**
+   * @param switchPath where the page's language switch points (the same page, read again in the other
+   *   language: a GET that shows the same thing); null when reading the page again would change something
+   *   (the onboarding done page shows its key once) and the page has no switch.
+   */
+  constructor(readonly lang: Lang, readonly explicit: boolean, readonly zone: string, readonly switchPath: string | null = null) {
     this.tag = TAGS[lang];
   }
 
@@ -106,7 +111,7 @@ export class Locale {
   readAmount(typed: string): string {
     const [group, decimal] = this.lang === 'es' ? ['.', ','] : [',', '.'];
     const g = `\\${group}`, d = `\\${decimal}`;
-    const grouped = new RegExp(`^\\d{1,3}(?:${g}\\d{3})+(?:${d}\\d{1,2})?$`);
+    const grouped = new RegExp(`^[1-9]\\d{0,2}(?:${g}\\d{3})+(?:${d}\\d{1,2})?$`);
     const plain = new RegExp(`^\\d+${d}\\d{1,2}$`);
     if (grouped.test(typed)) return typed.split(group).join('').replace(decimal, '.');
     if (plain.test(typed)) return typed.replace(decimal, '.');
@@ -137,9 +142,11 @@ export class Locale {
    * "antes del 25 de noviembre de 2026 a las 15:11" otherwise.
    */
   deadline(instant: Date, now: Date): string {
-    const sameDay = this.date(instant) === this.date(now);
+    // Minutes are shown, seconds not: a deadline at 15:11:25 is said "before 15:12", never earlier than it is.
+    const shown = new Date(Math.ceil(instant.getTime() / 60_000) * 60_000);
+    const sameDay = this.date(shown) === this.date(now);
     const base = sameDay ? 'time.deadline.today' : 'time.deadline.other_day';
-    return this.plural(base, this.hourOf(instant), { date: this.date(instant), time: this.time(instant) });
+    return this.plural(base, this.hourOf(shown), { date: this.date(shown), time: this.time(shown) });
   }
 
   /** The options the page script formats with, so the browser writes what the server would. */

@@ -1,6 +1,7 @@
 // The registration form (docs/api-reference.md#hosted-onboarding-flow): the values kept for re-display, the
 // check — the compiled registrationFormSchema, the same field schemas as the API's — and a clear message
 // for each failing field. The payout bank must be one of the transfers module's banks.
+import type { TObject } from '@sinclair/typebox';
 import type { BankConfig } from '../../config.ts';
 import type { FieldError } from '../../kernel/errors.ts';
 import { formErrorsOf, type FormErrors as ErrorsOfForm } from '../../kernel/forms.ts';
@@ -36,19 +37,22 @@ export function readForm(body: Record<string, unknown>): FormValues {
   return values;
 }
 
-/** The longest value of each free-text field: its message when too long says so. */
-const TEXT_MAX: Partial<Record<FormField, number>> = { legal_name: 200, trade_name: 200, city: 100, account_holder: 100 };
+/** The free-text fields whose message says the longest value allowed (the schema's maxLength) when too long. */
+const LENGTH_CAPPED = new Set<FormField>(['legal_name', 'trade_name', 'city', 'account_holder']);
 
 /** A field's message in the visitor's language: `onboarding.error.<field>`, or `….too_long` for text too long. */
-function messageOf(locale: Locale, field: FormField, error: FieldError): string {
-  const max = TEXT_MAX[field];
-  if (max !== undefined && error.code === 'too_long') return locale.t(`onboarding.error.${field}.too_long` as MessageKey, { max });
+function messageOf(locale: Locale, schema: TObject, field: FormField, error: FieldError): string {
+  const max = (schema.properties[field] as { maxLength?: number } | undefined)?.maxLength;
+  if (LENGTH_CAPPED.has(field) && max !== undefined && error.code === 'too_long') {
+    return locale.t(`onboarding.error.${field}.too_long` as MessageKey, { max });
+  }
   return locale.t(`onboarding.error.${field}`);
 }
 
 /** The check of the form for a list of banks, compiled once. */
 export function registrationCheck(banks: readonly BankConfig[]) {
-  const check = compileBodyCheck(registrationFormSchema(banks));
+  const schema = registrationFormSchema(banks);
+  const check = compileBodyCheck(schema);
   return (values: FormValues, locale: Locale): { registration: Registration } | { errors: FormErrors } => {
     const { mcc, bank_code: bankCode, ...rest } = values;
     // The bank code is a number where it reads as one; anything else stays text and fails as a type.
@@ -57,7 +61,7 @@ export function registrationCheck(banks: readonly BankConfig[]) {
       ...(mcc === '' ? {} : { mcc }),
       bank_code: /^[0-9]{1,9}$/.test(bankCode) ? Number(bankCode) : bankCode,
     };
-    const errors = formErrorsOf(check(submitted), values, locale, (field, error) => messageOf(locale, field, error));
+    const errors = formErrorsOf(check(submitted), values, locale, (field, error) => messageOf(locale, schema, field, error));
     if (Object.keys(errors).length > 0) return { errors };
     return {
       registration: {

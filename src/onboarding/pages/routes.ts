@@ -31,10 +31,15 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
 
   acceptFormPostsOnly(app);
 
-  /** A flow page in the visitor's language; its forms may also post to the cancel_url's origin (the cancel POST redirects there). */
+  /**
+   * A flow page in the visitor's language; its forms may also post to the cancel_url's origin (the cancel
+   * POST redirects there). Its language switch leads to the flow's page (every post answers under another
+   * URL); the done page, which shows the key once, has none.
+   */
   const sendFlowPage = (request: FastifyRequest, reply: FastifyReply, status: number, intent: IntentRow | null,
-    render: (locale: Locale, nonce: string) => string) => {
-    const locale = pageLocale(request, config.serviceTimeZone);
+    render: (locale: Locale, nonce: string) => string, options: { languageSwitch: boolean } = { languageSwitch: true }) => {
+    const token = (request.params as { token: string }).token;
+    const locale = pageLocale(request, config.serviceTimeZone, options.languageSwitch ? `/onboarding/${encodeURIComponent(token)}` : null);
     const cancelOrigin = intent?.cancel_url ? onboarding.redirectOriginOf(intent.cancel_url) : null;
     return sendPage(reply, status, locale, (nonce) => render(locale, nonce), { formActionOrigins: cancelOrigin ? [cancelOrigin] : [] });
   };
@@ -156,7 +161,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     return sendFlowPage(request, reply, 200, null, (locale, nonce) => renderDonePage({
       locale, nonce, merchantName: issued.intent.trade_name!, businessCode: issued.intent.business_code!, apiKey: issued.apiKey,
       successLink, withPayment: issued.intent.activation_qr_id !== null,
-    }));
+    }), { languageSwitch: false });
   });
 
   app.get('/onboarding/:token/status', { schema: { ...hidden, summary: 'Hosted onboarding: status for the payment step (JSON)' } }, async (request, reply) => {

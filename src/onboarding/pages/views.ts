@@ -62,9 +62,14 @@ const FIELDS: Record<FormField, { attributes: string; hint?: true }> = {
   city: { attributes: 'autocomplete="address-level2" maxlength="100" required' },
   mcc: { attributes: 'inputmode="numeric" maxlength="4"', hint: true },
   bank_code: { attributes: 'required' },
-  account_number: { attributes: 'inputmode="numeric" autocomplete="off" maxlength="34" required', hint: true },
+  account_number: { attributes: 'autocomplete="off" maxlength="34" required', hint: true }, // hyphens: no numeric keypad
   account_holder: { attributes: 'autocomplete="off" maxlength="100" required' },
 };
+
+/** The fields in the order the form shows them. */
+const SHOWN_ORDER: readonly FormField[] = [
+  'legal_name', 'trade_name', 'tax_id', 'city', 'mcc', 'email', 'phone', 'bank_code', 'account_number', 'account_holder',
+];
 
 export interface FormPageInput {
   locale: Locale;
@@ -88,7 +93,9 @@ export function renderFormPage(input: FormPageInput): string {
     const id = `f-${name}`;
     const error = errors[name];
     const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
-    const aria = `${error ? ' aria-invalid="true"' : ''}${described ? ` aria-describedby="${described}"` : ''}`;
+    // The first wrong field takes the focus, so the visitor lands on what to fix.
+    const focus = name === SHOWN_ORDER.find((field) => errors[field] !== undefined) ? ' autofocus' : '';
+    const aria = `${error ? ' aria-invalid="true"' : ''}${described ? ` aria-describedby="${described}"` : ''}${focus}`;
     const control = name === 'bank_code'
       ? `<select id="${id}" name="${name}" ${attributes}${aria}>
     <option value="">${locale.html('onboarding.form.choose_bank')}</option>

@@ -40,6 +40,7 @@ export function payPageScript(locale: Locale, initial: PublicStatus, renderedAt:
     var payable = s.status === 'ACTIVE';
     $('pay-section').hidden = !payable;
     if ($('expiry')) $('expiry').hidden = !payable;
+    if ($('expired-at')) $('expired-at').hidden = s.cancel_reason !== 'expired';
     if ($('simulate')) $('simulate').hidden = !payable;
     document.title = payable ? titles.payTitle : titles.merchantName + ' — ' + texts[key];
   }

@@ -56,7 +56,7 @@ export function renderPayPage(input: PayPageInput): string {
 ${paidBlock(locale, qr.pay_token, qr.is_multi_use ? ownPayment : qr.paid_at !== null ? found.lastPayment : null)}
 <section class="card" id="pay-section" aria-labelledby="scan-heading"${payable ? '' : ' hidden'}>
   <h2 id="scan-heading">${locale.html('pay.scan.heading')}</h2>
-  <img class="qr" src="${escapeHtml(qr.qr_image)}" width="280" height="280" alt="${escapeHtml(amountText === null
+  <img class="qr" src="${escapeHtml(qr.qr_image)}" width="280" height="280" alt="${escapeHtml(qr.modify_amount || amountText === null
     ? locale.t('pay.qr.alt_open', { merchant: merchant.name })
     : locale.t('pay.qr.alt', { amount: amountText, merchant: merchant.name }))}">
   <p class="muted">${locale.html('pay.scan.help')}</p>
@@ -69,18 +69,19 @@ ${sandbox ? renderSimulateForm(locale, qr.modify_amount, qr.amount_centavos, pay
 }
 
 /**
- * When the QR stops taking payments: "Paga antes de las 15:11" and a live countdown while it is payable
- * (the script keeps it and turns the page to the expired state at zero), "Venció el …" once expired.
+ * When the QR stops taking payments: "Paga antes de las 15:11" and a live countdown while it is payable,
+ * "Venció el …" once expired — rendered hidden beside the countdown too, for the script to show at zero.
  */
 function expiryBlock(locale: Locale, { qr }: QrWithLastPayment, status: PublicStatus, now: Date): string {
   if (qr.expires_at === null || status.status === 'PAID' || status.cancel_reason === 'merchant') return '';
-  if (status.status === 'CANCELED') {
-    return `<p class="muted" id="expiry">${escapeHtml(locale.t('pay.expiry.expired_at', { when: locale.dateTime(qr.expires_at) }))}</p>`;
-  }
+  const expired = status.status === 'CANCELED';
+  const expiredAt = `<p class="muted" id="expired-at"${expired ? '' : ' hidden'}>${escapeHtml(locale.t('pay.expiry.expired_at', { when: locale.dateTime(qr.expires_at) }))}</p>`;
+  if (expired) return expiredAt;
   return `<div id="expiry">
   <p class="muted">${escapeHtml(locale.t('pay.expiry.pay_by', { deadline: locale.deadline(qr.expires_at, now) }))}</p>
   ${countdownMarkup(locale)}
-</div>`;
+</div>
+  ${expiredAt}`;
 }
 
 /** What an editable amount may be, in words; null without bounds. */
@@ -109,11 +110,13 @@ function paidBlock(locale: Locale, payToken: string, payment: PaymentRow | null)
 function renderSimulateForm(locale: Locale, editable: boolean, suggestedCentavos: Centavos | null, payable: boolean, form: SimulateFormState | undefined): string {
   const values = form?.values ?? {};
   const errors = form?.errors ?? {};
+  // The first wrong field takes the focus: the form sits below the QR, and the payer lands on what to fix.
+  const firstWrong = ['source_bank', 'account_number', 'account_titular', 'amount'].find((name) => errors[name] !== undefined);
   const field = (name: string, label: string, attributes: string, fallback = '') => {
     const error = errors[name];
     const id = `sim-${name}`;
     return `<label for="${id}">${escapeHtml(label)}</label>
-  <input id="${id}" name="${name}" value="${escapeHtml(values[name] ?? fallback)}" ${attributes}${error ? ` aria-invalid="true" aria-describedby="${id}-error"` : ''}>
+  <input id="${id}" name="${name}" value="${escapeHtml(values[name] ?? fallback)}" ${attributes}${error ? ` aria-invalid="true" aria-describedby="${id}-error"` : ''}${name === firstWrong ? ' autofocus' : ''}>
   ${error ? `<p class="error" id="${id}-error">${escapeHtml(error)}</p>` : ''}`;
   };
   return `<section class="card sandbox" id="simulate" aria-labelledby="simulate-heading"${payable ? '' : ' hidden'}>

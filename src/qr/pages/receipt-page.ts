@@ -1,5 +1,6 @@
 // The printable receipt of a payment (docs/qr.md#receipts): merchant, amount, date and time, the
-// payer's bank and masked account, and the payment reference the merchant finds in the API. Its print
+// payer's masked account (no name, no bank: a single-use QR's receipt is open to whoever holds its link),
+// and the payment reference the merchant finds in the API. Its print
 // stylesheet fits thermal paper: each label above its value in one narrow column, so a roll 58 mm or
 // 80 mm wide prints it whole, and A4 or letter paper a short slip; the language switch, the buttons and
 // the page's background stay on the screen.
@@ -9,8 +10,6 @@ import { pageShell } from '../../kernel/page-kit.ts';
 import type { PaymentRow, QrRow } from '../store.ts';
 
 const RECEIPT_STYLES = `
-.receipt dl { grid-template-columns: 1fr; gap: 0; }
-.receipt dt { margin-top: .6rem; font-size: .9rem; }
 .receipt .amount { margin: .25rem 0 .75rem; }
 .receipt-actions { display: flex; gap: .75rem; flex-wrap: wrap; }
 .receipt-actions > * { flex: 1 1 10rem; }
@@ -49,7 +48,6 @@ export function renderReceiptPage({ locale, nonce, qr, payment, merchant }: Rece
     ${qr.description ? row(locale.t('receipt.description'), qr.description, 'description') : ''}
     ${row(locale.t('receipt.date'), locale.date(payment.paid_at), 'date')}
     ${row(locale.t('receipt.time'), locale.time(payment.paid_at), 'time')}
-    ${row(locale.t('receipt.payer_bank'), payment.source_bank, 'payer-bank')}
     ${row(locale.t('receipt.payer_account'), payment.account_number.masked, 'payer-account')}
     ${row(locale.t('receipt.reference'), String(payment.id), 'reference')}
     ${refunded}
@@ -66,15 +64,18 @@ export function renderReceiptPage({ locale, nonce, qr, payment, merchant }: Rece
   });
 }
 
-/** No receipt to show: the QR is not paid yet, or (multi-use) this browser made none of its payments. */
-export function renderNoReceiptPage(locale: Locale, nonce: string, qr: QrRow): string {
+/**
+ * No receipt to show: a single-use QR not paid (yet, while `payable`), or a multi-use QR none of whose
+ * payments this browser made.
+ */
+export function renderNoReceiptPage(locale: Locale, nonce: string, qr: QrRow, payable: boolean): string {
   return pageShell({
     locale,
     title: locale.t('receipt.none.title'),
     nonce,
     body: `<section class="card" aria-labelledby="none-heading">
   <h1 id="none-heading">${locale.html('receipt.none.title')}</h1>
-  <p class="status" role="status" data-state="NOT_FOUND">${locale.html(qr.is_multi_use ? 'receipt.none.multi_use' : 'receipt.none.unpaid')}</p>
+  <p class="status" role="status" data-state="NOT_FOUND">${locale.html(qr.is_multi_use ? 'receipt.none.multi_use' : payable ? 'receipt.none.unpaid' : 'receipt.none.closed')}</p>
   <a class="button-link" href="${escapeHtml(locale.href(`/pay/${qr.pay_token}`))}">${locale.html('receipt.back')}</a>
 </section>`,
   });

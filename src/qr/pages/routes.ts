@@ -15,7 +15,7 @@ import { sandboxRail } from '../rail.ts';
 import { bindReceiptKey, newReceiptKey, receiptPayment } from '../receipts.ts';
 import { QR_AMOUNT_BOUNDS, SandboxPaymentForm } from '../schemas.ts';
 import * as qrs from '../service.ts';
-import { ifNoneMatchHits } from '../state.ts';
+import { effectiveState, ifNoneMatchHits } from '../state.ts';
 import type { QrWithLastPayment } from '../service.ts';
 import type { QrRow } from '../store.ts';
 import { holdWhileUnchanged, type QrWatcher } from '../watch.ts';
@@ -28,11 +28,13 @@ const TokenParams = Type.Object({ token: Type.String() });
 const PAY_FORM_FIELDS = ['source_bank', 'account_number', 'account_titular', 'amount'] as const;
 type PayFormValues = Record<(typeof PAY_FORM_FIELDS)[number], string>;
 const checkPayForm = compileBodyCheck(SandboxPaymentForm);
-/** The pay form's message for a failing field, in the payer's language. */
-function payFormMessage(locale: Locale, field: (typeof PAY_FORM_FIELDS)[number]): string {
+/** The pay form's message for a failing field, in the payer's language; an amount's within the QR's own bounds. */
+function payFormMessage(locale: Locale, qr: QrRow, field: (typeof PAY_FORM_FIELDS)[number]): string {
   if (field !== 'amount') return locale.t(`pay.form.${field}`);
   return locale.t('pay.form.amount', {
-    min: locale.amountInput(QR_AMOUNT_BOUNDS.min), max: locale.money(QR_AMOUNT_BOUNDS.max), example: locale.amountInput(2550),
+    min: locale.money(qr.min_amount_centavos ?? QR_AMOUNT_BOUNDS.min),
+    max: locale.money(qr.max_amount_centavos ?? QR_AMOUNT_BOUNDS.max),
+    example: locale.amountInput(2550),
   });
 }
 /** The cookie holding the receipt key of the payments this browser made through the form (receipts.ts). */
@@ -76,7 +78,10 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
     const found = await qrs.findQrByPayToken(db, request.params.token);
     if (!found) return sendPage(reply, 404, locale, (nonce) => renderNotFoundPage(locale, nonce));
     const payment = await receiptPayment(db, found, receiptKeyOf(request));
-    if (!payment) return sendPage(reply, 404, locale, (nonce) => renderNoReceiptPage(locale, nonce, found.qr));
+    if (!payment) {
+      const payable = effectiveState(found.qr, clock.now()).status === 'ACTIVE';
+      return sendPage(reply, 404, locale, (nonce) => renderNoReceiptPage(locale, nonce, found.qr, payable));
+    }
     const merchant = await context.merchantDisplays.get(db, found.qr.business_code);
     return sendPage(reply, 200, locale, (nonce) => renderReceiptPage({ locale, nonce, qr: found.qr, payment, merchant }));
   });
@@ -122,10 +127,11 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
     if (!found) return sendPage(reply, 404, locale, (nonce) => renderNotFoundPage(locale, nonce));
     const raw = (request.body ?? {}) as Record<string, unknown>;
     const values = Object.fromEntries(PAY_FORM_FIELDS.map((name) => [name, typeof raw[name] === 'string' ? raw[name].trim() : ''])) as PayFormValues;
-    // The payer's fields always; the amount only where the payer chooses it (an editable QR), typed as they write it.
+    // The payer's fields always; the amount where the payer chooses it (an editable QR: the field comes
+    // filled with the suggestion, and emptied it is an error, not the suggestion), typed as they write it.
     const { amount, ...payer } = values;
-    const submitted = found.qr.modify_amount && amount !== '' ? { ...payer, amount: locale.readAmount(amount) } : payer;
-    const errors = formErrorsOf(checkPayForm(submitted), values, locale, (field) => payFormMessage(locale, field));
+    const submitted = found.qr.modify_amount ? { ...payer, amount: locale.readAmount(amount) } : payer;
+    const errors = formErrorsOf(checkPayForm(submitted), values, locale, (field) => payFormMessage(locale, found.qr, field));
     if (Object.keys(errors).length > 0) return showPage(request, reply, token, 422, { values, errors });
     const amountCentavos = qrs.qrAmountCentavos('amount' in submitted ? submitted.amount : undefined);
     let received: qrs.ReceivedPayment;
@@ -162,7 +168,7 @@ function amountRefusals(locale: Locale, qr: QrRow, error: ApiError): Record<stri
       ? locale.t('pay.form.amount_too_small', { min: locale.money(qr.min_amount_centavos) })
       : fieldError.code === 'too_large' && qr.max_amount_centavos !== null
         ? locale.t('pay.form.amount_too_large', { max: locale.money(qr.max_amount_centavos) })
-        : payFormMessage(locale, 'amount');
+        : payFormMessage(locale, qr, 'amount');
   }
   return messages;
 }
