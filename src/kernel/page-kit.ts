@@ -131,6 +131,33 @@ ${options.script ? `<script nonce="${options.nonce}">${options.script}</script>`
 </html>`;
 }
 
+export interface NoticeOptions {
+  locale: Locale;
+  nonce: string;
+  title: string;
+  /** The one status line: why there is nothing else to show. */
+  text: string;
+  state: 'NOT_FOUND' | 'CANCELED';
+  /** `data-reason` of the status line, for pages that tell several closed states apart. */
+  reason?: string;
+  /** Markup after the status line (a hint, a link back). */
+  more?: string;
+}
+
+/** A page of one card: a heading and one status line (the 404 and 410 pages, a receipt that is not there). */
+export function noticePage({ locale, nonce, title, text, state, reason, more }: NoticeOptions): string {
+  return pageShell({
+    locale,
+    nonce,
+    title,
+    body: `<section class="card" aria-labelledby="notice-heading">
+  <h1 id="notice-heading">${escapeHtml(title)}</h1>
+  <p class="status" role="status" data-state="${state}"${reason ? ` data-reason="${escapeHtml(reason)}"` : ''}>${escapeHtml(text)}</p>
+  ${more ?? ''}
+</section>`,
+  });
+}
+
 /** Answers `status` with the page `render` makes for a fresh nonce, under the hosted pages' headers. */
 export function sendPage(reply: FastifyReply, status: number, locale: Locale, render: (nonce: string) => string, options: PageOptions = {}): FastifyReply {
   const nonce = newNonce();

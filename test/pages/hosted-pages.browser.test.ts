@@ -48,6 +48,15 @@ describeInChromium('every hosted page in both languages', () => {
     await t?.close();
   });
 
+  /** Runs `test` on a page of a new browser context that asks for Spanish, closed after. */
+  const inSpanishBrowser = async (test: (page: Page) => Promise<void>) => {
+    const context = await browser.newContext({ viewport: MOBILE, locale: 'es-BO' });
+    try {
+      await test(await context.newPage());
+    } finally {
+      await context.close();
+    }
+  };
   /** A new registration link, on this test's server. */
   const openIntentUrl = async () => `${t.baseUrl}/onboarding/${intentToken(await newIntent(t, partner))}`;
   const fillRegistration = async (page: Page) => {
@@ -193,67 +202,55 @@ describeInChromium('every hosted page in both languages', () => {
     });
   }
 
-  it('switches language from the page itself and keeps it through the form', async () => {
-    const context = await browser.newContext({ viewport: MOBILE, locale: 'es-BO' });
-    const page = await context.newPage();
-    try {
-      const qr = await createQr(t, merchant, { modify_amount: true, amount: undefined });
-      await page.goto(`${t.baseUrl}/pay/${qrToken(qr)}`);
-      expect(await page.textContent('#status')).toBe('Esperando el pago');
-      await submit(page, 'nav.lang a[hreflang="en"]');
-      expect(await page.getAttribute('html', 'lang')).toBe('en');
-      expect(await page.textContent('#status')).toBe('Waiting for payment');
-      await page.fill('#sim-amount', '12.50');
-      await submit(page, '#simulate button[type="submit"]');
-      expect(page.url()).toBe(`${t.baseUrl}/pay/${qrToken(qr)}?lang=en`);
-      expect(await page.textContent('#status')).toBe('Paid — thank you');
-      await submit(page, '#receipt-link');
-      expect(await page.textContent('h1')).toBe('Payment receipt');
-    } finally {
-      await context.close();
-    }
-  });
+  it('switches language from the page itself and keeps it through the form', () => inSpanishBrowser(async (page) => {
+    const qr = await createQr(t, merchant, { modify_amount: true, amount: undefined });
+    await page.goto(`${t.baseUrl}/pay/${qrToken(qr)}`);
+    expect(await page.textContent('#status')).toBe('Esperando el pago');
+    await submit(page, 'nav.lang a[hreflang="en"]');
+    expect(await page.getAttribute('html', 'lang')).toBe('en');
+    expect(await page.textContent('#status')).toBe('Waiting for payment');
+    await page.fill('#sim-amount', '12.50');
+    await submit(page, '#simulate button[type="submit"]');
+    expect(page.url()).toBe(`${t.baseUrl}/pay/${qrToken(qr)}?lang=en`);
+    expect(await page.textContent('#status')).toBe('Paid — thank you');
+    await submit(page, '#receipt-link');
+    expect(await page.textContent('h1')).toBe('Payment receipt');
+  }));
 
-  it('works with the keyboard alone: every control is reached by Tab, shows its focus, and Enter pays', async () => {
-    const context = await browser.newContext({ viewport: MOBILE, locale: 'es-BO' });
-    const page = await context.newPage();
-    try {
-      const qr = await createQr(t, merchant, { modify_amount: true, amount: 20 });
-      await page.goto(`${t.baseUrl}/pay/${qrToken(qr)}`);
-      const reached: string[] = [];
-      for (let i = 0; i < 12; i += 1) {
-        await page.keyboard.press('Tab');
-        const focused = await page.evaluate(() => {
-          const element = document.activeElement as HTMLElement;
-          const style = getComputedStyle(element);
-          return { id: element.id || element.getAttribute('hreflang') || element.tagName, outline: style.outlineStyle, width: parseFloat(style.outlineWidth) };
-        });
-        reached.push(focused.id);
-        expect(focused.outline, focused.id).not.toBe('none');
-        expect(focused.width, focused.id).toBeGreaterThanOrEqual(2);
-        if (focused.id === 'sim-amount') break;
-      }
-      expect(reached).toEqual(['en', 'sim-source_bank', 'sim-account_number', 'sim-account_titular', 'sim-amount']);
-      await page.keyboard.press('Control+A');
-      await page.keyboard.type('30,00');
-      await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
-      expect(await page.textContent('#status')).toBe('Pagado, ¡gracias!');
-      const payments = await t.request('GET', `/api/v2/simple-qrs/${qr.id}/payments`, { apiKey: merchant.apiKey });
-      expect(payments.body.data[0].amount).toBe(30);
-
-      // The registration form: every field in order, then submit, then cancel.
-      await page.goto(await openIntentUrl());
-      const order: string[] = [];
-      for (let i = 0; i < 16; i += 1) {
-        await page.keyboard.press('Tab');
-        order.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute('hreflang') || ''));
-      }
-      expect(order.slice(0, 14)).toEqual(['en', 'f-legal_name', 'f-trade_name', 'f-tax_id', 'f-city', 'f-mcc', 'f-email', 'f-phone',
-        'f-bank_code', 'f-account_number', 'f-account_holder', 'submit-button', 'cancel-button', '']);
-    } finally {
-      await context.close();
+  it('works with the keyboard alone: every control is reached by Tab, shows its focus, and Enter pays', () => inSpanishBrowser(async (page) => {
+    const qr = await createQr(t, merchant, { modify_amount: true, amount: 20 });
+    await page.goto(`${t.baseUrl}/pay/${qrToken(qr)}`);
+    const reached: string[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const element = document.activeElement as HTMLElement;
+        const style = getComputedStyle(element);
+        return { id: element.id || element.getAttribute('hreflang') || element.tagName, outline: style.outlineStyle, width: parseFloat(style.outlineWidth) };
+      });
+      reached.push(focused.id);
+      expect(focused.outline, focused.id).not.toBe('none');
+      expect(focused.width, focused.id).toBeGreaterThanOrEqual(2);
+      if (focused.id === 'sim-amount') break;
     }
-  });
+    expect(reached).toEqual(['en', 'sim-source_bank', 'sim-account_number', 'sim-account_titular', 'sim-amount']);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('30,00');
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    expect(await page.textContent('#status')).toBe('Pagado, ¡gracias!');
+    const payments = await t.request('GET', `/api/v2/simple-qrs/${qr.id}/payments`, { apiKey: merchant.apiKey });
+    expect(payments.body.data[0].amount).toBe(30);
+
+    // The registration form: every field in order, then submit, then cancel.
+    await page.goto(await openIntentUrl());
+    const order: string[] = [];
+    for (let i = 0; i < 16; i += 1) {
+      await page.keyboard.press('Tab');
+      order.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute('hreflang') || ''));
+    }
+    expect(order.slice(0, 14)).toEqual(['en', 'f-legal_name', 'f-trade_name', 'f-tax_id', 'f-city', 'f-mcc', 'f-email', 'f-phone',
+      'f-bank_code', 'f-account_number', 'f-account_holder', 'submit-button', 'cancel-button', '']);
+  }));
 });
 
 /** How far the page reaches past the right edge of the viewport (0: no sideways scrolling). */

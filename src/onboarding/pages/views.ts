@@ -8,7 +8,7 @@ import { countdownMarkup, countdownScript } from '../../kernel/countdown.ts';
 import { escapeHtml, jsonForScript } from '../../kernel/html.ts';
 import { Markup, type Locale } from '../../kernel/i18n/locale.ts';
 import type { MessageKey } from '../../kernel/i18n/messages-en.ts';
-import { pageShell } from '../../kernel/page-kit.ts';
+import { noticePage, pageShell } from '../../kernel/page-kit.ts';
 import type { IntentRow } from '../store.ts';
 import type { FormErrors, FormField, FormValues } from './registration-form.ts';
 
@@ -268,29 +268,18 @@ export function renderDonePage(input: DonePageInput): string {
 
 export type GoneReason = 'expired' | 'cancelled' | 'used';
 
-/** A page of one card: a heading and one status line (the 404, 410, cancelled pages). */
-function notice(locale: Locale, nonce: string, title: string, text: string, state: string, extra = ''): string {
-  return shell({
-    locale,
-    nonce,
-    title,
-    body: `<section class="card" aria-labelledby="notice-heading">
-  <h1 id="notice-heading">${escapeHtml(title)}</h1>
-  <p class="status" role="status" data-state="${state}"${extra}>${escapeHtml(text)}</p>
-</section>`,
+export function renderGonePage(locale: Locale, nonce: string, reason: GoneReason): string {
+  return noticePage({
+    locale, nonce, title: locale.t(`onboarding.gone.${reason}.title`), text: locale.t(`onboarding.gone.${reason}.text`), state: 'CANCELED', reason,
   });
 }
 
-export function renderGonePage(locale: Locale, nonce: string, reason: GoneReason): string {
-  return notice(locale, nonce, locale.t(`onboarding.gone.${reason}.title`), locale.t(`onboarding.gone.${reason}.text`), 'CANCELED', ` data-reason="${reason}"`);
-}
-
 export function renderNotFoundPage(locale: Locale, nonce: string): string {
-  return notice(locale, nonce, locale.t('onboarding.not_found.title'), locale.t('onboarding.not_found.text'), 'NOT_FOUND');
+  return noticePage({ locale, nonce, title: locale.t('onboarding.not_found.title'), text: locale.t('onboarding.not_found.text'), state: 'NOT_FOUND' });
 }
 
 export function renderCancelledPage(locale: Locale, nonce: string): string {
-  return notice(locale, nonce, locale.t('onboarding.cancelled.title'), locale.t('onboarding.cancelled.text'), 'CANCELED');
+  return noticePage({ locale, nonce, title: locale.t('onboarding.cancelled.title'), text: locale.t('onboarding.cancelled.text'), state: 'CANCELED' });
 }
 
 export function renderCookieProblemPage(locale: Locale, nonce: string, token: string): string {

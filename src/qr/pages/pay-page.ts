@@ -6,7 +6,7 @@ import type { Centavos } from '../../money.ts';
 import { countdownMarkup } from '../../kernel/countdown.ts';
 import { escapeHtml } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
-import { pageShell } from '../../kernel/page-kit.ts';
+import { noticePage, pageShell } from '../../kernel/page-kit.ts';
 import type { PaymentRow, QrWithLastPayment } from '../store.ts';
 import { payPageScript } from './pay-page-script.ts';
 import { statusKey, toPublicStatus, type PublicStatus } from './public-status.ts';
@@ -134,14 +134,12 @@ function renderSimulateForm(locale: Locale, editable: boolean, suggestedCentavos
 }
 
 export function renderNotFoundPage(locale: Locale, nonce: string): string {
-  return pageShell({
+  return noticePage({
     locale,
-    title: locale.t('pay.not_found.title'),
     nonce,
-    body: `<section class="card" aria-labelledby="nf-heading">
-  <h1 id="nf-heading">${locale.html('pay.not_found.title')}</h1>
-  <p class="status" role="status" data-state="NOT_FOUND">${locale.html('pay.not_found.text')}</p>
-  <p class="muted">${locale.html('pay.not_found.help')}</p>
-</section>`,
+    title: locale.t('pay.not_found.title'),
+    text: locale.t('pay.not_found.text'),
+    state: 'NOT_FOUND',
+    more: `<p class="muted">${locale.html('pay.not_found.help')}</p>`,
   });
 }

@@ -6,7 +6,7 @@
 // the page's background stay on the screen.
 import { escapeHtml } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
-import { pageShell } from '../../kernel/page-kit.ts';
+import { noticePage, pageShell } from '../../kernel/page-kit.ts';
 import type { PaymentRow, QrRow } from '../store.ts';
 
 const RECEIPT_STYLES = `
@@ -69,14 +69,12 @@ export function renderReceiptPage({ locale, nonce, qr, payment, merchant }: Rece
  * payments this browser made.
  */
 export function renderNoReceiptPage(locale: Locale, nonce: string, qr: QrRow, payable: boolean): string {
-  return pageShell({
+  return noticePage({
     locale,
-    title: locale.t('receipt.none.title'),
     nonce,
-    body: `<section class="card" aria-labelledby="none-heading">
-  <h1 id="none-heading">${locale.html('receipt.none.title')}</h1>
-  <p class="status" role="status" data-state="NOT_FOUND">${locale.html(qr.is_multi_use ? 'receipt.none.multi_use' : payable ? 'receipt.none.unpaid' : 'receipt.none.closed')}</p>
-  <a class="button-link" href="${escapeHtml(locale.href(`/pay/${qr.pay_token}`))}">${locale.html('receipt.back')}</a>
-</section>`,
+    title: locale.t('receipt.none.title'),
+    text: locale.t(qr.is_multi_use ? 'receipt.none.multi_use' : payable ? 'receipt.none.unpaid' : 'receipt.none.closed'),
+    state: 'NOT_FOUND',
+    more: `<a class="button-link" href="${escapeHtml(locale.href(`/pay/${qr.pay_token}`))}">${locale.html('receipt.back')}</a>`,
   });
 }
