@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/database.ts';
 import { ApiError, serviceUnavailable, validationError } from '../kernel/errors.ts';
 import { describeError } from '../kernel/logging.ts';
+import { isHostedPage, sendErrorPage } from '../kernel/page-kit.ts';
 import { fieldErrorsFromAjv, unknownFieldErrors } from '../kernel/validation.ts';
 
 /** Fastify's own errors that are the client's doing, mapped to the catalogue. */
@@ -48,6 +49,8 @@ export async function handleError(this: unknown, error: unknown, request: Fastif
   if (apiError.status === 503) request.log.warn({ error: describeError(error), status: 503 }, 'request turned away: database unavailable');
   else if (apiError.status >= 500) request.log.error({ error: describeError(error), status: apiError.status }, 'request failed');
   for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
+  // A person on a hosted page gets a page in their language; the same status and headers (Retry-After).
+  if (isHostedPage(request)) return sendErrorPage(request, reply, apiError.status);
   return reply.code(apiError.status).type('application/json; charset=utf-8').send(apiError.toBody());
 }
 

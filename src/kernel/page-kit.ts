@@ -158,6 +158,30 @@ export function noticePage({ locale, nonce, title, text, state, reason, more }: 
   });
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route answers a person with HTML (a hosted page): its errors are pages too. */
+    hostedPage?: boolean;
+  }
+}
+
+/** Route config of a hosted page's routes (not of their JSON status endpoints). */
+export const HOSTED_PAGE = { hostedPage: true } as const;
+
+export function isHostedPage(request: FastifyRequest): boolean {
+  return request.routeOptions.config?.hostedPage === true;
+}
+
+/** The error page of a hosted page's failure (a 429, a 503, a refused body): its status, in the visitor's language. */
+export function sendErrorPage(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
+  const base = status === 429 ? 'error.rate_limited' : status === 503 ? 'error.unavailable' : status >= 500 ? 'error.internal' : 'error.request';
+  // No time is written on an error page: the zone does not matter.
+  const locale = pageLocale(request, 'UTC');
+  return sendPage(reply, status, locale, (nonce) => noticePage({
+    locale, nonce, title: locale.t(`${base}.title`), text: locale.t(`${base}.text`), state: 'NOT_FOUND',
+  }));
+}
+
 /** Answers `status` with the page `render` makes for a fresh nonce, under the hosted pages' headers. */
 export function sendPage(reply: FastifyReply, status: number, locale: Locale, render: (nonce: string) => string, options: PageOptions = {}): FastifyReply {
   const nonce = newNonce();

@@ -290,4 +290,30 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
       expect(response.text).toContain('solo se ve en el navegador con el que se pagó');
     }
   });
+
+  it('answers a refused request to a hosted page with a page in the visitor\'s language, keeping status and headers', async () => {
+    const qr = await createQr(t, merchant, { amount: 5 });
+    const json = await t.request('POST', `/pay/${tokenOf(qr)}`, { body: { source_bank: 'B' } });
+    expect(json.status).toBe(415);
+    expect(json.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(json.text).toContain('No pudimos leer esta solicitud');
+    expect(json.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const english = await t.request('POST', `/pay/${tokenOf(qr)}?lang=en`, { rawBody: 'x='.padEnd(9000, 'y'), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(english.status).toBe(413);
+    expect(english.text).toContain('We could not read this request');
+    // The public status stays JSON: it is read by the page's script, not by a person.
+    const limited = await startTestApp({ kind, database: t.database, env: { PUBLIC_RATE_LIMIT: '1/s,2' } });
+    try {
+      const answers = [];
+      for (let i = 0; i < 3; i += 1) answers.push(await limited.request('GET', `/pay/${tokenOf(qr)}`));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
+      expect(answers[2]!.text).toContain('Demasiados intentos');
+      expect(Number(answers[2]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const status = await limited.request('GET', `/pay/${tokenOf(qr)}/status`);
+      expect(status.status).toBe(429);
+      expect(status.body).toMatchObject({ code: 'RATE_LIMITED' });
+    } finally {
+      await limited.close();
+    }
+  });
 });

@@ -96,12 +96,12 @@ describe('the catalogue in use', () => {
       entry.isDirectory() ? files(path.join(dir, entry.name)) : entry.name.endsWith('.ts') ? [path.join(dir, entry.name)] : []);
     const source = files('src').filter((file) => !/messages-\w+\.ts$/.test(file)).map((file) => readFileSync(file, 'utf8')).join('\n');
     // Keys built from a prefix and a value (`pay.status.${status}`, `onboarding.error.${field}`, …) count
-    // as used when the prefix appears in a template; plural forms when their base does.
+    // as used when the prefix appears in a template; keys built on a base (`${base}.title`, plural forms)
+    // when the base (two segments or more) appears as a string.
     const prefixes = [...source.matchAll(/`([a-z_.]+\.)\$\{/g)].map((m) => m[1]!);
-    const unused = Object.keys(en).filter((key) => {
-      const base = key.replace(/\.(one|other)$/, '');
-      return !source.includes(`'${key}'`) && !source.includes(`'${base}'`) && !prefixes.some((prefix) => key.startsWith(prefix));
-    });
+    const bases = (key: string) => key.split('.').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('.')).filter((b) => b.includes('.'));
+    const unused = Object.keys(en).filter((key) =>
+      !source.includes(`'${key}'`) && !bases(key).some((base) => source.includes(`'${base}'`)) && !prefixes.some((prefix) => key.startsWith(prefix)));
     expect(unused).toEqual([]);
   });
 });

@@ -12,6 +12,15 @@ export const en = {
   'time.deadline.other_day.one': 'by {date}, {time}',
   'time.deadline.other_day.other': 'by {date}, {time}',
 
+  'error.rate_limited.title': 'Too many attempts',
+  'error.rate_limited.text': 'Wait a moment and try again.',
+  'error.unavailable.title': 'Service briefly unavailable',
+  'error.unavailable.text': 'Try again in a few seconds.',
+  'error.request.title': 'We could not read this request',
+  'error.request.text': 'Go back to the page and try again.',
+  'error.internal.title': 'Something went wrong',
+  'error.internal.text': 'It is not your fault: try again in a moment.',
+
   'pay.title.pay': 'Pay {merchant}',
   'pay.status.ACTIVE': 'Waiting for payment',
   'pay.status.PAID': 'Paid — thank you',

@@ -12,6 +12,15 @@ export const es: Record<MessageKey, string> = {
   'time.deadline.other_day.one': 'antes del {date} a la {time}',
   'time.deadline.other_day.other': 'antes del {date} a las {time}',
 
+  'error.rate_limited.title': 'Demasiados intentos',
+  'error.rate_limited.text': 'Espera un momento y vuelve a intentarlo.',
+  'error.unavailable.title': 'Servicio no disponible por un momento',
+  'error.unavailable.text': 'Vuelve a intentarlo en unos segundos.',
+  'error.request.title': 'No pudimos leer esta solicitud',
+  'error.request.text': 'Vuelve a la página e inténtalo de nuevo.',
+  'error.internal.title': 'Algo salió mal',
+  'error.internal.text': 'No es tu culpa: inténtalo de nuevo en un momento.',
+
   'pay.title.pay': 'Pagar a {merchant}',
   'pay.status.ACTIVE': 'Esperando el pago',
   'pay.status.PAID': 'Pagado, ¡gracias!',

@@ -7,7 +7,7 @@ import type { CapabilityRoutes } from '../../context.ts';
 import { acceptFormPostsOnly } from '../../kernel/forms.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
-import { pageLocale, sendPage } from '../../kernel/page-kit.ts';
+import { HOSTED_PAGE, pageLocale, sendPage } from '../../kernel/page-kit.ts';
 import { configuredBanks } from '../../transfers/banks.ts';
 import * as onboarding from '../service.ts';
 import type { IntentRow } from '../store.ts';
@@ -103,7 +103,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
 
   const hidden = { tags: ['hosted pages'], params: TokenParams, hide: true };
 
-  app.get('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: the current step (HTML)' } }, async (request, reply) => {
+  app.get('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: the current step (HTML)' }, config: HOSTED_PAGE }, async (request, reply) => {
     const now = clock.now();
     const intent = await openIntent(request, reply, request.params.token, now);
     if (!intent) return reply;
@@ -112,7 +112,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     return showPayment(request, reply, 200, intent, secret);
   });
 
-  app.post('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: submit the registration form' } }, async (request, reply) => {
+  app.post('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: submit the registration form' }, config: HOSTED_PAGE }, async (request, reply) => {
     const now = clock.now();
     const intent = await openIntent(request, reply, request.params.token, now);
     if (!intent) return reply;
@@ -128,7 +128,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     return redirect(request, reply, next);
   });
 
-  app.post('/onboarding/:token/cancel', { schema: { ...hidden, summary: 'Hosted onboarding: cancel' } }, async (request, reply) => {
+  app.post('/onboarding/:token/cancel', { schema: { ...hidden, summary: 'Hosted onboarding: cancel' }, config: HOSTED_PAGE }, async (request, reply) => {
     const now = clock.now();
     const intent = await openIntent(request, reply, request.params.token, now);
     if (!intent) return reply;
@@ -143,7 +143,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     return sendFlowPage(request, reply, 200, null, renderCancelledPage);
   });
 
-  app.get('/onboarding/:token/done', { schema: { ...hidden, summary: 'Hosted onboarding: the first API key, once' } }, async (request, reply) => {
+  app.get('/onboarding/:token/done', { schema: { ...hidden, summary: 'Hosted onboarding: the first API key, once' }, config: HOSTED_PAGE }, async (request, reply) => {
     const now = clock.now();
     const intent = await onboarding.findIntentByToken(db, request.params.token);
     if (!intent) return notFoundPage(request, reply);
@@ -173,7 +173,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
 
   if (!sandbox) return; // live mode: payments come from payers' banks only
 
-  app.post('/onboarding/:token/simulate-payment', { schema: { ...hidden, summary: 'Sandbox: pay the activation fee' } }, async (request, reply) => {
+  app.post('/onboarding/:token/simulate-payment', { schema: { ...hidden, summary: 'Sandbox: pay the activation fee' }, config: HOSTED_PAGE }, async (request, reply) => {
     const now = clock.now();
     const intent = await openIntent(request, reply, request.params.token, now);
     if (!intent) return reply;

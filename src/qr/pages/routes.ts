@@ -7,7 +7,7 @@ import type { AppContext, CapabilityRoutes } from '../../context.ts';
 import { readCookie, scopedCookie } from '../../kernel/cookies.ts';
 import { acceptFormPostsOnly, formErrorsOf } from '../../kernel/forms.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
-import { pageLocale, sendPage } from '../../kernel/page-kit.ts';
+import { HOSTED_PAGE, pageLocale, sendPage } from '../../kernel/page-kit.ts';
 import { compileBodyCheck } from '../../kernel/validation.ts';
 import { ApiError, notFound } from '../../kernel/errors.ts';
 import { errorResponses, StrictObject } from '../../kernel/schemas.ts';
@@ -68,11 +68,11 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
   };
 
   app.get('/pay/:token', {
-    schema: { tags: ['hosted pages'], summary: 'Hosted payment page (HTML)', params: TokenParams, hide: true },
+    schema: { tags: ['hosted pages'], summary: 'Hosted payment page (HTML)', params: TokenParams, hide: true }, config: HOSTED_PAGE,
   }, async (request, reply) => showPage(request, reply, request.params.token));
 
   app.get('/pay/:token/receipt', {
-    schema: { tags: ['hosted pages'], summary: 'Printable receipt of the payment (HTML)', params: TokenParams, hide: true },
+    schema: { tags: ['hosted pages'], summary: 'Printable receipt of the payment (HTML)', params: TokenParams, hide: true }, config: HOSTED_PAGE,
   }, async (request, reply) => {
     const locale = pageLocale(request, config.serviceTimeZone);
     const found = await qrs.findQrByPayToken(db, request.params.token);
@@ -119,7 +119,7 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
   if (!sandbox) return; // live mode: the form does not exist (404)
 
   app.post('/pay/:token', {
-    schema: { tags: ['hosted pages'], summary: 'Sandbox: simulate a payer paying (form post)', params: TokenParams, hide: true },
+    schema: { tags: ['hosted pages'], summary: 'Sandbox: simulate a payer paying (form post)', params: TokenParams, hide: true }, config: HOSTED_PAGE,
   }, async (request, reply) => {
     const token = request.params.token;
     const locale = pageLocale(request, config.serviceTimeZone);
