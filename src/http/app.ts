@@ -23,6 +23,7 @@ import { eventRoutes } from '../webhooks/events-routes.ts';
 import { webhookEndpointRoutes } from '../webhooks/routes.ts';
 import { KeyVerifier } from './auth.ts';
 import { handleError, handleFrameworkError, handleNotFound } from './error-handler.ts';
+import { completeDocument, type DocumentedRoute } from './openapi.ts';
 import { createMetricsRegistry, httpMetrics } from './metrics.ts';
 import { operationsRoutes } from './operations-routes.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -125,6 +126,11 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     done();
   });
 
+  // The routes' options, read when /openapi.json is first built (src/http/openapi.ts).
+  const documentedRoutes: DocumentedRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) documentedRoutes.push({ method, url: route.url, config: route.config ?? {} });
+  });
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -133,7 +139,6 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
         version: '2.0.0',
         description: 'QR pay-in, ACH pay-out, partner onboarding and balance movements in BOB. See README.md and docs/.',
       },
-      servers: [{ url: config.publicBaseUrl }],
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Merchant API key (mk_…), terminal key (tk_…: QRs and their payments only) or partner master key (pk_master_…); _test_ keys in sandbox, _live_ keys in live mode' },
@@ -141,6 +146,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
         },
       },
     },
+    transformObject: completeDocument(documentedRoutes) as never,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });

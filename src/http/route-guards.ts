@@ -18,7 +18,7 @@ export interface RouteGuardDeps extends AuthenticationDeps {
 }
 
 /** The JSON API and the operator API (not the hosted pages, nor the operational routes). */
-const API_PATH = /^\/(api\/v2|admin\/v1)\//;
+export const API_PATH = /^\/(api\/v2|admin\/v1)\//;
 const NO_QUERY = StrictObject({});
 
 /**

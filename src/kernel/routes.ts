@@ -16,6 +16,8 @@ declare module 'fastify' {
     module?: 'ach';
     /** Terminal keys may call the route (QRs and their payments); elsewhere they get 403 KEY_SCOPE_INSUFFICIENT. */
     terminal?: true;
+    /** The route answers with an ETag and honours If-None-Match (304): documented in /openapi.json. */
+    etag?: true;
     /** The answer shows a secret (a new key, a signing secret): no cache may keep it (Cache-Control: no-store). */
     showsSecret?: true;
   }

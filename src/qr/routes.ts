@@ -52,7 +52,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
   });
 
   app.get('/api/v2/simple-qrs/:id', {
-    config: { auth: 'merchant', terminal: true },
+    config: { auth: 'merchant', terminal: true, etag: true },
     schema: {
       tags, security,
       summary: 'Read a QR (ETag / If-None-Match → 304; ?wait=N long poll)',

@@ -1,6 +1,8 @@
 // Starts the real app (buildApp, as main.ts does) on a real port over a test database, and talks to it
 // over HTTP with fetch. Fixtures are made through the operator API, never by inserting rows.
 import { afterAll, beforeAll } from 'vitest';
+import { appendFileSync } from 'node:fs';
+import { contractCheckerFor, type ContractChecker } from './contract-check.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
@@ -104,6 +106,7 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
   const address = app.server.address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 
+  let checker: ContractChecker | null = null;
   const request = async <Body = any>(method: string, path: string, requestOptions: RequestOptions = {}): Promise<TestResponse<Body>> => {
     const headers: Record<string, string> = { accept: 'application/json', ...requestOptions.headers };
     if (requestOptions.apiKey !== undefined) headers['x-api-key'] = requestOptions.apiKey;
@@ -119,7 +122,12 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
     const response = await fetch(baseUrl + path, { method, headers, body });
     const text = await response.text();
     let parsed: unknown = text;
-    if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
+    const contentType = response.headers.get('content-type') ?? '';
+    if (contentType.includes('json') && text !== '') parsed = JSON.parse(text);
+    // Every answer is held to the service's own /openapi.json (helpers/contract-check.ts).
+    checker ??= contractCheckerFor(app.swagger() as Record<string, unknown>);
+    const problems = checker.check({ method, path, sentBody: body !== undefined, status: response.status, headers: response.headers, contentType, body: parsed });
+    if (problems.length > 0) reportContractProblems(problems);
     return { status: response.status, headers: response.headers, body: parsed as Body, text };
   };
 
@@ -168,4 +176,13 @@ export function twoInstances(kind: DatabaseKind, options: Omit<StartOptions, 'ki
     await first?.close();
   });
   return { first: () => first!, second: () => second! };
+}
+
+/** A contract violation fails the request's test; with CONTRACT_REPORT=<file> it is listed there instead (to survey). */
+function reportContractProblems(problems: string[]): void {
+  if (process.env.CONTRACT_REPORT) {
+    appendFileSync(process.env.CONTRACT_REPORT, `${problems.join('\n')}\n`);
+    return;
+  }
+  throw new Error(`the answer breaks /openapi.json:\n${problems.join('\n')}`);
 }

@@ -71,7 +71,9 @@ describe.each(databaseKinds())('hostile input on %s', (kind) => {
       for (const path of [`/pay/${token}`, `/pay/${'A'.repeat(22)}`, `/onboarding/${'A'.repeat(32)}`]) {
         const response = await t.request('POST', path, { rawBody: nested(5_000), headers: { 'content-type': 'application/json' } });
         expect(response.status, path).toBe(415);
-        expect(response.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+        // A hosted page answers a person: the refusal is a page in their language, not JSON.
+        expect(response.headers.get('content-type'), path).toBe('text/html; charset=utf-8');
+        expect(response.text, path).toContain('No pudimos leer esta solicitud');
       }
       expect((await t.request('GET', `/api/v2/simple-qrs/${qr.id}`, { apiKey: merchant.apiKey })).body.payments_count).toBe(0);
     });

@@ -1,11 +1,23 @@
 // The public status of a pay link (docs/api-reference.md#public-payment-status): what the pay page
 // shows and polls, and the words of its status line.
 import { createHash } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../../kernel/schemas.ts';
 import type { MessageKey } from '../../kernel/i18n/messages-en.ts';
 import { formatCentavos } from '../../money.ts';
 import { formatWallClock } from '../../time.ts';
 import { effectiveState } from '../state.ts';
 import type { QrWithLastPayment } from '../store.ts';
+
+/** The public status as /openapi.json documents it (the interface below is what the code builds). */
+export const PublicStatusSchema = Type.Object({
+  status: StringEnum(['ACTIVE', 'PAID', 'CANCELED'] as const),
+  cancel_reason: Type.Union([StringEnum(['merchant', 'expired'] as const), Type.Null()]),
+  amount: Type.Union([Type.String({ pattern: '^[0-9]+\\.[0-9]{2}$', example: '150.50' }), Type.Null()], { description: 'Asked, or paid once a single-use QR is PAID; null when the payer chooses' }),
+  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  paid_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Single-use QRs only' }),
+  paid_at_local: Type.Union([Type.String({ example: '2026-11-22 18:12:04' }), Type.Null()], { description: 'paid_at as wall-clock text in SERVICE_TIMEZONE' }),
+}, { description: 'What anyone holding the pay link may read: no payer details, no payment ids, no count' });
 
 /**
  * What anyone holding the pay link may read (docs/api-reference.md#public-payment-status): the state of the

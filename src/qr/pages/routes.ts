@@ -20,7 +20,7 @@ import type { QrWithLastPayment } from '../service.ts';
 import type { QrRow } from '../store.ts';
 import { holdWhileUnchanged, type QrWatcher } from '../watch.ts';
 import { renderNotFoundPage, renderPayPage, type SimulateFormState } from './pay-page.ts';
-import { publicStatusTag, toPublicStatus } from './public-status.ts';
+import { PublicStatusSchema, publicStatusTag, toPublicStatus } from './public-status.ts';
 import { renderNoReceiptPage, renderReceiptPage } from './receipt-page.ts';
 
 const TokenParams = Type.Object({ token: Type.String() });
@@ -87,12 +87,13 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
   });
 
   app.get('/pay/:token/status', {
+    config: { etag: true },
     schema: {
       tags: ['hosted pages'],
       summary: 'Public status of a payment page (ETag, ?wait=N long poll); no payer details',
       params: TokenParams,
       querystring: StatusQuery,
-      response: { ...errorResponses(404, 422, 500, 503) },
+      response: { 200: PublicStatusSchema, 304: Type.Null({ description: 'Not modified (no body)' }), ...errorResponses(404, 422, 500, 503) },
     },
   }, async (request, reply) => {
     const token = request.params.token;
@@ -112,7 +113,7 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
     const status = toPublicStatus(found, now, config.serviceTimeZone);
     const etag = publicStatusTag(status);
     reply.header('ETag', etag).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer');
-    if (ifNoneMatchHits(ifNoneMatch, etag)) return reply.code(304).send(); // no body
+    if (ifNoneMatchHits(ifNoneMatch, etag)) return reply.code(304).send(undefined as unknown as null); // no body
     return status;
   });
 

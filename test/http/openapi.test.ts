@@ -1,0 +1,92 @@
+// What /openapi.json says beyond the routes' schemas (src/http/openapi.ts), and the checker that holds
+// every test request to it (helpers/contract-check.ts) — shown here to catch what it must catch.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { ContractChecker } from '../helpers/contract-check.ts';
+
+describe('the OpenAPI document', () => {
+  let t: TestApp;
+  let document: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  beforeAll(async () => {
+    t = await startTestApp({ kind: 'pglite' });
+    document = (await t.request('GET', '/openapi.json')).body;
+  });
+  afterAll(() => t.close());
+
+  it('has a relative server, so "Try it out" works from whatever host /docs was opened at', () => {
+    expect(document.servers).toEqual([{ url: '/', description: 'This service' }]);
+  });
+
+  it('marks the bodies that may be left out as optional, and the service takes them without one', async () => {
+    const optional = [
+      ['/api/v2/simple-qrs/{id}/cancel', 'post'], ['/api/v2/transfers/{id}/cancel', 'post'],
+      ['/api/v2/webhook-endpoints/{id}/rotate-secret', 'post'], ['/api/v2/events/{id}/redeliver', 'post'],
+      ['/api/v2/sandbox/simple-qrs/{id}/payments', 'post'],
+    ] as const;
+    for (const [path, method] of optional) expect(document.paths[path][method].requestBody.required, path).toBe(false);
+    expect(document.paths['/api/v2/transfers'].post.requestBody.required).toBe(true);
+    const merchant = await t.createMerchant();
+    const qr = await t.request('POST', '/api/v2/simple-qrs', { apiKey: merchant.apiKey, body: { business_code: merchant.businessCode, amount: 5 } });
+    expect((await t.request('POST', `/api/v2/sandbox/simple-qrs/${qr.body.id}/payments`, { apiKey: merchant.apiKey })).status).toBe(201);
+  });
+
+  it('documents the headers: Idempotency-Key where taken, If-None-Match / ETag / 304, Retry-After, RateLimit-*, X-Request-Id', () => {
+    const transfer = document.paths['/api/v2/transfers'].post;
+    expect(transfer.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'Idempotency-Key', required: true }));
+    expect(Object.keys(transfer.responses['201'].headers)).toEqual(expect.arrayContaining(['Idempotent-Replayed', 'X-Request-Id', 'RateLimit-Limit']));
+    expect(document.paths['/api/v2/simple-qrs'].post.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', required: false }));
+    const read = document.paths['/api/v2/simple-qrs/{id}'].get;
+    expect(read.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'If-None-Match' }));
+    expect(read.responses['200'].headers.ETag).toBeDefined();
+    expect(read.responses['304'].content).toBeUndefined();
+    expect(Object.keys(read.responses['429'].headers)).toContain('Retry-After');
+    const status = document.paths['/pay/{token}/status'].get;
+    expect(status.responses['200'].content['application/json'].schema.properties.status.enum).toEqual(['ACTIVE', 'PAID', 'CANCELED']);
+    expect(status.responses['304']).toBeDefined();
+  });
+
+  it('answers 400, 413 and 415 on every operation that reads a body, and shows each error code as its own example', () => {
+    for (const [path, methods] of Object.entries<any>(document.paths)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+      for (const method of ['post', 'put', 'patch', 'delete']) {
+        if (!methods[method]) continue;
+        for (const code of ['400', '413', '415']) expect(methods[method].responses[code], `${method} ${path} ${code}`).toBeDefined();
+      }
+    }
+    const examples = document.paths['/api/v2/transfers'].post.responses['409'].content['application/json'].examples;
+    expect(Object.keys(examples)).toContain('IDEMPOTENCY_KEY_IN_USE');
+    expect(Object.keys(document.paths['/api/v2/transfers'].post.responses['400'].content['application/json'].examples)).toContain('INSUFFICIENT_FUNDS');
+    for (const [code, example] of Object.entries<any>(examples)) expect(example.value.code).toBe(code); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(Object.keys(document.paths['/api/v2/transfers'].post.responses['400'].content['application/json'].examples)).toContain('MALFORMED_JSON');
+  });
+});
+
+describe('the contract checker', () => {
+  const checker = new ContractChecker({
+    openapi: '3.1.0',
+    paths: {
+      '/things/{id}': {
+        get: { responses: { 200: { headers: { 'X-Request-Id': {} }, content: { 'application/json': { schema: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } } } } } } },
+        post: { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } }, responses: { 200: {} } },
+      },
+      '/things/special': { get: { responses: { 204: {} } } },
+    },
+  });
+  const exchange = (overrides: Partial<Parameters<ContractChecker['check']>[0]>) => ({
+    method: 'GET', path: '/things/7', sentBody: false, status: 200, headers: new Headers({ 'x-request-id': 'r' }),
+    contentType: 'application/json', body: { id: 7 }, ...overrides,
+  });
+
+  it('passes what the document promises', () => {
+    expect(checker.check(exchange({}))).toEqual([]);
+    expect(checker.check(exchange({ path: '/things/special', status: 204, contentType: '', body: '', headers: new Headers() }))).toEqual([]);
+    expect(checker.check(exchange({ path: '/elsewhere', status: 500 }))).toEqual([]);
+  });
+
+  it('catches an undocumented status, a body off its schema, an undocumented header and a body the service did without', () => {
+    expect(checker.check(exchange({ status: 418 }))[0]).toContain('status 418 is not documented');
+    expect(checker.check(exchange({ body: { id: 'seven' } }))[0]).toContain('does not match the documented schema');
+    expect(checker.check(exchange({ headers: new Headers({ 'x-request-id': 'r', etag: '"x"' }) }))[0]).toContain('header ETag is sent but not documented');
+    expect(checker.check(exchange({ method: 'POST', contentType: '' }))[0]).toContain('requires a body');
+    expect(checker.check(exchange({ method: 'DELETE' }))[0]).toContain('method is not documented');
+  });
+});
