@@ -18,6 +18,7 @@ import { startTestApp, TestClock, type TestApp, type TestResponse } from '../hel
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { createAppContext } from '../../src/composition.ts';
+import { withGeneratedTable } from '../../scripts/error-reference.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // The error codes table of the project's own reference, docs/api-reference.md ("Error codes"), read
@@ -149,6 +150,11 @@ const probeRoutes: FastifyPluginAsync<AppContext> = async (instance) => {
 // ---------------------------------------------------------------------------------------------------
 
 describe('the error catalogue (src/kernel/errors.ts) matches docs/api-reference.md "Error codes"', () => {
+  it('is the table `npm run docs:errors` writes from the catalogue (run it after changing src/kernel/errors.ts)', () => {
+    const document = fs.readFileSync(fileURLToPath(REFERENCE_URL), 'utf8');
+    expect(withGeneratedTable(document)).toBe(document);
+  });
+
   it('finds the error codes table in docs/api-reference.md inside the repository', () => {
     expect(CONTRACT_ERROR_ROWS.length).toBeGreaterThanOrEqual(20);
   });
