@@ -7,7 +7,8 @@
 // derived from them, never written beside them.
 import type { FastifyContextConfig } from 'fastify';
 import { ERROR_CATALOGUE, type ErrorCode } from '../kernel/errors.ts';
-import { API_PATH } from './route-guards.ts';
+import { UUID_V4_PATTERN } from '../idempotency/service.ts';
+import { API_PATH, BODY_MAY_BE_LEFT_OUT } from './route-guards.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -31,16 +32,24 @@ const HEADERS: Json = {
 };
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-/** The error codes answered with `status`, each as a named example of the Error object. */
-function errorExamples(status: number): Json | null {
-  const codes = (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter((code) => ERROR_CATALOGUE[code].status === status);
-  if (codes.length === 0) return null;
-  return Object.fromEntries(codes.map((code) => {
+/** One example of the Error object per code, referenced from each response that can answer it. */
+function errorExamples(): Json {
+  return Object.fromEntries((Object.keys(ERROR_CATALOGUE) as ErrorCode[]).map((code) => {
     const entry = ERROR_CATALOGUE[code];
     const value: Json = { type: entry.type, code, message: entry.message };
     if (code === 'VALIDATION_FAILED') value.errors = [{ field: 'amount', code: 'too_small', message: 'must be at least 0.10' }];
     return [code, { summary: code, value }];
   }));
+}
+
+/** Codes tied to a feature of the route, shown only where the route has it. */
+const IDEMPOTENCY_CODES: readonly ErrorCode[] = ['IDEMPOTENCY_KEY_MISSING', 'IDEMPOTENCY_KEY_INVALID', 'IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED'];
+
+/** The codes of the catalogue answered with `status` that this route can answer. */
+function codesAnswering(status: number, path: string, config: FastifyContextConfig): ErrorCode[] {
+  return (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter((code) => ERROR_CATALOGUE[code].status === status
+    && (config.idempotency !== undefined || !IDEMPOTENCY_CODES.includes(code))
+    && (path.startsWith('/admin/') === (code === 'ADMIN_TOKEN_INVALID') || ERROR_CATALOGUE[code].status !== 401));
 }
 
 const ERROR_RESPONSE = (): Json => ({
@@ -62,11 +71,12 @@ export function completeDocument(routes: readonly DocumentedRoute[]) {
   return ({ openapiObject }: { openapiObject: Json }): Json => {
     // Read now, not when the plugin was registered: `routes` fills as the capabilities register.
     const configs = new Map(routes.map((route) => [`${route.method.toLowerCase()} ${documentPath(route.url)}`, route.config]));
-    const document = structuredClone(openapiObject);
+    const document = openapiObject; // built afresh for each call; the plugin caches what this returns
     // Relative: "Try it out" in /docs calls the origin the page was opened from, whatever the host name.
     document.servers = [{ url: '/', description: 'This service' }];
     document.components ??= {};
     document.components.headers = HEADERS;
+    document.components.examples = errorExamples();
     for (const [path, operations] of Object.entries<Json>(document.paths ?? {})) {
       for (const [method, operation] of Object.entries<Json>(operations)) {
         const config = configs.get(`${method} ${path}`) ?? {};
@@ -81,9 +91,11 @@ function completeOperation(path: string, method: string, operation: Json, config
   const responses: Json = (operation.responses ??= {});
   const parameters: Json[] = (operation.parameters ??= []);
 
-  // A body whose every field is optional may be left out altogether (the service reads none as {}).
+  // A POST body whose every field is optional may be left out altogether (the guards read none as {}).
   const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
-  if (operation.requestBody && isEmptyObjectSchema(bodySchema)) operation.requestBody.required = false;
+  if (operation.requestBody && BODY_MAY_BE_LEFT_OUT.has(method.toUpperCase()) && isEmptyObjectSchema(bodySchema)) {
+    operation.requestBody.required = false;
+  }
 
   // Refusals of the body, before any handler: malformed JSON, too large, not JSON.
   if (BODY_METHODS.has(method)) {
@@ -94,7 +106,7 @@ function completeOperation(path: string, method: string, operation: Json, config
     parameters.push({
       in: 'header', name: 'Idempotency-Key', required: config.idempotency === 'required',
       description: 'A UUID v4 naming this operation: a retry with the same key and body gets the stored answer, never a second effect.',
-      schema: { type: 'string', format: 'uuid' },
+      schema: { type: 'string', pattern: UUID_V4_PATTERN },
     });
   }
   if (config.etag) {
@@ -108,7 +120,8 @@ function completeOperation(path: string, method: string, operation: Json, config
   }
   if (parameters.length === 0) delete operation.parameters;
 
-  const limited = config.auth !== undefined || operation.tags?.includes('hosted pages');
+  // Keys spend from the key's bucket, keyless routes from the address's; the operator token from none.
+  const limited = (config.auth !== undefined && config.auth !== 'admin') || operation.tags?.includes('hosted pages');
   if (limited) responses[429] ??= ERROR_RESPONSE();
   // The API refuses a query parameter it does not declare (422 unknown_field), on every operation.
   if (API_PATH.test(path)) responses[422] ??= ERROR_RESPONSE();
@@ -122,11 +135,12 @@ function completeOperation(path: string, method: string, operation: Json, config
       for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) headers[name] = headerRef(name);
     }
     if (config.etag && status === 200) headers.ETag = headerRef('ETag');
-    if (config.idempotency && status >= 200 && status < 500) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
+    // What is stored and replayed: the success, and a 400 such as INSUFFICIENT_FUNDS.
+    if (config.idempotency && ((status >= 200 && status < 300) || status === 400)) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
     const media = response.content?.['application/json'];
     if (media?.schema?.$ref === '#/components/schemas/Error') {
-      const examples = errorExamples(status);
-      if (examples) media.examples = examples;
+      const codes = codesAnswering(status, path, config);
+      if (codes.length > 0) media.examples = Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
     }
   }
 }

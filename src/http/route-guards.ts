@@ -27,9 +27,12 @@ const NO_QUERY = StrictObject({});
  */
 const OPERATIONAL_PATH = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/;
 
+/** Methods whose missing body is read as `{}`: a POST whose fields are all optional may be sent bare. */
+export const BODY_MAY_BE_LEFT_OUT = new Set(['POST']);
+
 /** After the body is read, before validation: an empty POST is `{}`, then the Idempotency-Key header (400). */
 async function readIdempotencyKey(request: FastifyRequest) {
-  if (request.body === undefined && request.method === 'POST') request.body = {};
+  if (request.body === undefined && BODY_MAY_BE_LEFT_OUT.has(request.method)) request.body = {};
   const rule = request.routeOptions.config.idempotency;
   if (!rule) return;
   const header = request.headers['idempotency-key'];

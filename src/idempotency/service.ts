@@ -147,6 +147,10 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** docs/api-reference.md#idempotency: an Idempotency-Key is a UUID v4. */
+/** A UUID v4 in any case (what an Idempotency-Key must be); also the pattern /openapi.json shows. */
+export const UUID_V4_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$';
+const UUID_V4 = new RegExp(UUID_V4_PATTERN);
+
 export function isUuidV4(text: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.test(text);
+  return UUID_V4.test(text);
 }

@@ -25,6 +25,8 @@ describe('the OpenAPI document', () => {
     ] as const;
     for (const [path, method] of optional) expect(document.paths[path][method].requestBody.required, path).toBe(false);
     expect(document.paths['/api/v2/transfers'].post.requestBody.required).toBe(true);
+    // A PATCH is read with its body: without one it is a 422, so its body stays required.
+    expect(document.paths['/api/v2/webhook-endpoints/{id}'].patch.requestBody.required).toBe(true);
     const merchant = await t.createMerchant();
     const qr = await t.request('POST', '/api/v2/simple-qrs', { apiKey: merchant.apiKey, body: { business_code: merchant.businessCode, amount: 5 } });
     expect((await t.request('POST', `/api/v2/sandbox/simple-qrs/${qr.body.id}/payments`, { apiKey: merchant.apiKey })).status).toBe(201);
@@ -33,6 +35,9 @@ describe('the OpenAPI document', () => {
   it('documents the headers: Idempotency-Key where taken, If-None-Match / ETag / 304, Retry-After, RateLimit-*, X-Request-Id', () => {
     const transfer = document.paths['/api/v2/transfers'].post;
     expect(transfer.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'Idempotency-Key', required: true }));
+    const keyPattern = new RegExp(transfer.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key').schema.pattern);
+    expect(keyPattern.test('8b0d1f1e-54a5-4c5e-9a3f-0d2b6f4e9c71')).toBe(true);
+    expect(keyPattern.test('8b0d1f1e-54a5-1c5e-9a3f-0d2b6f4e9c71')).toBe(false); // a v1 UUID is refused, and so documented
     expect(Object.keys(transfer.responses['201'].headers)).toEqual(expect.arrayContaining(['Idempotent-Replayed', 'X-Request-Id', 'RateLimit-Limit']));
     expect(document.paths['/api/v2/simple-qrs'].post.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', required: false }));
     const read = document.paths['/api/v2/simple-qrs/{id}'].get;
@@ -40,6 +45,10 @@ describe('the OpenAPI document', () => {
     expect(read.responses['200'].headers.ETag).toBeDefined();
     expect(read.responses['304'].content).toBeUndefined();
     expect(Object.keys(read.responses['429'].headers)).toContain('Retry-After');
+    // The operator token spends from no rate limit: no 429 or RateLimit-* on /admin/v1.
+    const admin = document.paths['/admin/v1/merchants'].post;
+    expect(admin.responses['429']).toBeUndefined();
+    expect(Object.keys(admin.responses['201'].headers)).not.toContain('RateLimit-Limit');
     const status = document.paths['/pay/{token}/status'].get;
     expect(status.responses['200'].content['application/json'].schema.properties.status.enum).toEqual(['ACTIVE', 'PAID', 'CANCELED']);
     expect(status.responses['304']).toBeDefined();
@@ -55,7 +64,13 @@ describe('the OpenAPI document', () => {
     const examples = document.paths['/api/v2/transfers'].post.responses['409'].content['application/json'].examples;
     expect(Object.keys(examples)).toContain('IDEMPOTENCY_KEY_IN_USE');
     expect(Object.keys(document.paths['/api/v2/transfers'].post.responses['400'].content['application/json'].examples)).toContain('INSUFFICIENT_FUNDS');
-    for (const [code, example] of Object.entries<any>(examples)) expect(example.value.code).toBe(code); // eslint-disable-line @typescript-eslint/no-explicit-any
+    for (const [code, example] of Object.entries<any>(examples)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(example.$ref).toBe(`#/components/examples/${code}`);
+      expect(document.components.examples[code].value.code).toBe(code);
+    }
+    // Only the codes the route can answer: no operator-token error on the API, no idempotency codes without a key.
+    expect(Object.keys(document.paths['/api/v2/balance'].get.responses['401'].content['application/json'].examples)).not.toContain('ADMIN_TOKEN_INVALID');
+    expect(Object.keys(document.paths['/api/v2/simple-qrs/{id}/cancel'].post.responses['400'].content['application/json'].examples)).not.toContain('IDEMPOTENCY_KEY_MISSING');
     expect(Object.keys(document.paths['/api/v2/transfers'].post.responses['400'].content['application/json'].examples)).toContain('MALFORMED_JSON');
   });
 });
