@@ -1,0 +1,60 @@
+// Simple QRs (pay-in): create, read, list, cancel, a QR's payments, and waiting for the payment.
+import { QrNotPaidError } from './errors.ts';
+import { List } from './pages.ts';
+import { idempotencyKey, unwrap, type Api, type CallOptions, type CreateOptions } from './transport.ts';
+import type { Query, SimpleQr, SimpleQrCreate } from './types.ts';
+
+/** Longest hold asked of the service per long poll (it allows 30 s; proxies often cut at 30 s). */
+const LONG_POLL_SECONDS = 25;
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  /** Give up after this many milliseconds, rejecting with a `TimeoutError` (none by default). */
+  timeout?: number;
+}
+
+export function simpleQrs(api: Api) {
+  const get = (id: string, options: CallOptions = {}) =>
+    unwrap(api.GET('/api/v2/simple-qrs/{id}', { params: { path: { id } }, signal: options.signal }));
+
+  return {
+    create: (body: SimpleQrCreate, options: CreateOptions = {}) =>
+      unwrap(api.POST('/api/v2/simple-qrs', {
+        body, params: { header: { 'Idempotency-Key': idempotencyKey(options.idempotencyKey) } }, signal: options.signal,
+      })),
+    get,
+    list: (query: Query<'/api/v2/simple-qrs'> = {}) =>
+      new List((q: typeof query) => unwrap(api.GET('/api/v2/simple-qrs', { params: { query: q } })), query),
+    cancel: (id: string, options: CallOptions = {}) =>
+      unwrap(api.POST('/api/v2/simple-qrs/{id}/cancel', { params: { path: { id } }, signal: options.signal })),
+    payments: (id: string, query: Omit<Query<'/api/v2/simple-qrs/{id}/payments'>, 'id'> = {}) =>
+      new List((q: typeof query) => unwrap(api.GET('/api/v2/simple-qrs/{id}/payments', { params: { path: { id }, query: q } })), query),
+
+    /**
+     * Resolves with the QR once it is paid: a single-use QR when it is PAID; a multi-use QR at its next
+     * payment (or when its last allowed payment makes it PAID). Rejects with QrNotPaidError when it is
+     * canceled or expires first, and with the signal's reason (a TimeoutError for `timeout`) when given up.
+     * It long-polls with the QR's ETag: one request held up to 25 s at a time, answered at once on a change.
+     */
+    async waitUntilPaid(id: string, options: WaitOptions = {}): Promise<SimpleQr> {
+      const signals = [options.signal, options.timeout === undefined ? undefined : AbortSignal.timeout(options.timeout)];
+      const signal = AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
+      const first = await api.GET('/api/v2/simple-qrs/{id}', { params: { path: { id } }, signal });
+      let qr = await unwrap(Promise.resolve(first));
+      let etag = first.response.headers.get('etag');
+      const paymentsBefore = qr.payments_count;
+      for (;;) {
+        if (qr.status === 'PAID' || (qr.is_multi_use && qr.payments_count > paymentsBefore)) return qr;
+        if (qr.status === 'CANCELED') throw new QrNotPaidError(qr);
+        signal.throwIfAborted();
+        const answer = await api.GET('/api/v2/simple-qrs/{id}', {
+          params: { path: { id }, query: { wait: LONG_POLL_SECONDS }, header: etag ? { 'If-None-Match': etag } : {} },
+          signal,
+        });
+        if (answer.response.status === 304) continue; // held the whole wait, unchanged: ask again
+        qr = await unwrap(Promise.resolve(answer));
+        etag = answer.response.headers.get('etag');
+      }
+    },
+  };
+}
