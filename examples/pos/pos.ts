@@ -1,0 +1,76 @@
+// A point-of-sale terminal in the console: the cashier types an amount, the terminal draws a QR for it,
+// waits for the payment on the long poll and prints the receipt. Ctrl+C while waiting cancels the QR.
+//
+//   MPS_API_KEY=mk_test_… npx tsx examples/pos/pos.ts        (README.md beside this file)
+import readline from 'node:readline/promises';
+import QRCode from 'qrcode';
+import { createClient, QrNotPaidError, type SimpleQr } from '@merchant-payments/sdk';
+
+const baseUrl = process.env.MPS_BASE_URL ?? 'http://127.0.0.1:3000';
+const apiKey = process.env.MPS_API_KEY;
+const businessCode = Number(process.env.MPS_BUSINESS_CODE ?? 1001);
+if (!apiKey) {
+  console.error('Set MPS_API_KEY to the key `npm start` printed (a terminal key tk_… or a merchant key mk_…).');
+  process.exit(2);
+}
+
+const client = createClient({ baseUrl, apiKey });
+const cashier = readline.createInterface({ input: process.stdin, output: process.stdout });
+cashier.on('close', () => process.exit(0)); // end of input (Ctrl+D) ends the shift
+// Ctrl+C while a QR is shown cancels that sale, so nobody pays a sale the cashier gave up; at the prompt it quits.
+let selling: AbortController | null = null;
+cashier.on('SIGINT', () => (selling ? selling.abort(new Error('canceled at the counter')) : cashier.close()));
+
+for (;;) {
+  const typed = (await cashier.question('\nAmount in Bs (empty to quit): ')).trim();
+  if (typed === '') break;
+  const amount = Number(typed.replace(',', '.'));
+  if (!Number.isFinite(amount) || amount < 0.1 || amount > 100_000) {
+    console.log('An amount from 0.10 to 100000.00, please.');
+    continue;
+  }
+  await sell(amount);
+}
+cashier.close();
+
+async function sell(amount: number): Promise<void> {
+  const qr = await client.simpleQrs.create({ business_code: businessCode, amount, description: 'Sale at the counter', qr_expiration: '+5m' });
+  console.log(await QRCode.toString(qr.qr_payload, { type: 'terminal', small: true }));
+  console.log(`QR ${qr.id}: Bs ${amount.toFixed(2)}, waiting for the payment (Ctrl+C cancels)…`);
+
+  const giveUp = new AbortController();
+  selling = giveUp;
+  try {
+    const paid = await client.simpleQrs.waitUntilPaid(qr.id, { signal: giveUp.signal });
+    await printReceipt(paid);
+  } catch (error) {
+    if (error instanceof QrNotPaidError) console.log(`Not paid: the QR is ${error.qr.status} (${error.qr.cancel_reason}).`);
+    else if (giveUp.signal.aborted) await cancel(qr);
+    else throw error;
+  } finally {
+    selling = null;
+  }
+}
+
+async function cancel(qr: SimpleQr): Promise<void> {
+  try {
+    await client.simpleQrs.cancel(qr.id);
+    console.log('Sale canceled; the QR no longer accepts payment.');
+  } catch {
+    // Paid in the last instant: the payment stands, so does the sale.
+    const now = await client.simpleQrs.get(qr.id);
+    if (now.status === 'PAID') await printReceipt(now);
+  }
+}
+
+async function printReceipt(qr: SimpleQr): Promise<void> {
+  const payment = (await client.simpleQrs.payments(qr.id)).data[0];
+  console.log([
+    '------------- RECEIPT -------------',
+    `Amount:     Bs ${(payment?.amount ?? qr.amount_collected).toFixed(2)}`,
+    `Paid at:    ${new Date(qr.paid_at ?? payment?.paid_at ?? Date.now()).toLocaleString('es-BO', { timeZone: 'America/La_Paz' })}`,
+    `Payer:      ${payment?.payer.account_titular ?? ''} ${payment?.payer.account_number ?? ''}`.trimEnd(),
+    `Reference:  payment ${payment?.id ?? '?'} of QR ${qr.id}`,
+    '------------ PAID ✓ -------------',
+  ].join('\n'));
+}
