@@ -19,15 +19,23 @@ let closed: () => void;
 let baseUrl: string;
 let sandbox: SandboxCredentials;
 let client: MerchantPaymentsClient;
+/** What a POS or a kiosk is configured with: a terminal key (QRs and their payments only). */
+let terminalKey: string;
+const ADMIN_TOKEN = 'examples-admin-token-0123456789';
 
 beforeAll(async () => {
-  const config = loadConfig({ DATABASE_URL: 'memory://', PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT: 'off', PUBLIC_RATE_LIMIT: 'off', SANDBOX_SETTLEMENT: 'off' });
+  const config = loadConfig({ DATABASE_URL: 'memory://', PORT: '0', ADMIN_TOKEN, LOG_LEVEL: 'silent', RATE_LIMIT: 'off', PUBLIC_RATE_LIMIT: 'off', SANDBOX_SETTLEMENT: 'off' });
   service = await startService(config, { log: createLogger('silent') });
   closed = trackOpen('the service of the examples');
   const address = service.app!.server.address();
   baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   sandbox = (await service.ready)!;
   client = createClient({ baseUrl, apiKey: sandbox.apiKey });
+  const minted = await fetch(`${baseUrl}/admin/v1/merchants/${sandbox.businessCode}/api-keys`, {
+    method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'terminal' }),
+  });
+  terminalKey = ((await minted.json()) as { api_key: string }).api_key;
+  expect(terminalKey).toMatch(/^tk_test_/);
 });
 afterAll(async () => {
   await service?.close();
@@ -50,10 +58,28 @@ function untilOutput(child: ChildProcessWithoutNullStreams, pattern: RegExp, tim
   });
 }
 
+describe('examples/first-payment.ts (docs/getting-started.md)', () => {
+  it('creates a QR, has it paid in the sandbox and reads the balance', async () => {
+    expect(sandbox.businessCode).toBe(1001); // what the program (and a first `npm start`) uses
+    const program = spawn(process.execPath, ['--import', 'tsx', 'examples/first-payment.ts'], {
+      env: { ...process.env, MPS_BASE_URL: baseUrl, MPS_API_KEY: sandbox.apiKey },
+    });
+    const exited = new Promise<number | null>((resolve) => program.on('exit', resolve));
+    try {
+      const output = await untilOutput(program, /Available: Bs [\d.]+\n/);
+      expect(output).toMatch(/QR [0-9a-f-]{36} is ACTIVE; the payer opens http:\/\/\S+\/pay\/\w+/);
+      expect(output).toMatch(/Paid: Bs 25\.5 at \d{4}-/);
+      expect(await exited).toBe(0);
+    } finally {
+      program.kill();
+    }
+  });
+});
+
 describe('examples/pos', () => {
   it('draws a QR for the typed amount, waits, and prints the receipt when the payer pays', async () => {
     const pos = spawn(process.execPath, ['--import', 'tsx', 'examples/pos/pos.ts'], {
-      env: { ...process.env, MPS_BASE_URL: baseUrl, MPS_API_KEY: sandbox.apiKey, MPS_BUSINESS_CODE: String(sandbox.businessCode) },
+      env: { ...process.env, MPS_BASE_URL: baseUrl, MPS_API_KEY: terminalKey, MPS_BUSINESS_CODE: String(sandbox.businessCode) },
     });
     const exited = new Promise<number | null>((resolve) => pos.on('exit', resolve));
     try {
@@ -106,7 +132,7 @@ describeInChromium('examples/checkout and examples/kiosk in the browser', () => 
   });
 
   it('kiosk: dispenses on PAID; at zero cancels the QR, says so, and starts a new transaction', async () => {
-    const kiosk = await startKiosk({ baseUrl, apiKey: sandbox.apiKey, businessCode: sandbox.businessCode, port: 0 });
+    const kiosk = await startKiosk({ baseUrl, apiKey: terminalKey, businessCode: sandbox.businessCode, port: 0 });
     const context = await browser.newContext();
     await context.clock.install(); // the page's clock: real time flows, and the test may jump it ahead
     const page = await context.newPage();
