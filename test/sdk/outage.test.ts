@@ -87,7 +87,7 @@ describeOnPostgres('the SDK through a dropped database connection on %s', (kind)
     const first = client.transfers.create(body, { idempotencyKey });
     await waitingBackend();
     const second = client.transfers.create(body, { idempotencyKey }); // the same order, sent again by a second worker
-    await expect.poll(() => answers).toEqual(['409']);
+    await expect.poll(() => answers.includes('409')).toBe(true);
     await locker.query('rollback'); // the first one proceeds
 
     const [made, answered] = await Promise.all([first, second]);
