@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { describeOnPostgres } from '../helpers/databases.ts';
+import { backendWaitingForLock } from '../helpers/row-locks.ts';
 import { createQr, pay, type Merchant } from '../qr/qr-helpers.ts';
 
 describeOnPostgres('a dropped database connection on %s', (kind) => {
@@ -22,25 +23,13 @@ describeOnPostgres('a dropped database connection on %s', (kind) => {
     await t?.close();
   });
 
-  /** The pid of the service's backend that waits for a row lock, once there is one. */
-  async function waitingBackend(): Promise<number> {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const { rows } = await locker.query<{ pid: number }>(
-        `select pid from pg_stat_activity
-          where datname = current_database() and application_name = 'merchant-payments' and wait_event_type = 'Lock'`,
-      );
-      if (rows[0]) return rows[0].pid;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error('the payment never waited for the row lock');
-  }
 
   it('answers 503 with Retry-After when the transaction\'s connection is terminated, and serves the next request', async () => {
     const qr = await createQr(t, merchant, { amount: 10 });
     await locker.query('begin');
     await locker.query('select 1 from simple_qrs where id = $1 for update', [qr.id]);
     const payment = pay(t, merchant, qr.id);
-    const pid = await waitingBackend();
+    const pid = await backendWaitingForLock(locker);
     await locker.query('select pg_terminate_backend($1)', [pid]);
     const response = await payment;
     await locker.query('rollback');

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from '@merchant-payments/sdk';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { describeOnPostgres } from '../helpers/databases.ts';
+import { backendWaitingForLock } from '../helpers/row-locks.ts';
 
 describeOnPostgres('the SDK through a dropped database connection on %s', (kind) => {
   let t: TestApp;
@@ -48,7 +49,7 @@ describeOnPostgres('the SDK through a dropped database connection on %s', (kind)
       business_code: merchant.businessCode, amount: 20, currency: 'BOB', reference: 'through an outage',
       destination: { type: 'bank_account', bank_code: 1001, account_number: '10000123454321', account_titular: 'Ana Pérez' },
     });
-    const pid = await waitingBackend();
+    const pid = await backendWaitingForLock(locker);
     await locker.query('select pg_terminate_backend($1)', [pid]);
     await locker.query('rollback');
 
@@ -85,7 +86,7 @@ describeOnPostgres('the SDK through a dropped database connection on %s', (kind)
     };
     const idempotencyKey = crypto.randomUUID();
     const first = client.transfers.create(body, { idempotencyKey });
-    await waitingBackend();
+    await backendWaitingForLock(locker);
     const second = client.transfers.create(body, { idempotencyKey }); // the same order, sent again by a second worker
     await expect.poll(() => answers.includes('409')).toBe(true);
     await locker.query('rollback'); // the first one proceeds
@@ -97,16 +98,4 @@ describeOnPostgres('the SDK through a dropped database connection on %s', (kind)
     expect(await client.balance.get()).toMatchObject({ available: 30, pending_out: 20 });
   });
 
-  /** The pid of the service's backend that waits for a row lock, once there is one. */
-  async function waitingBackend(): Promise<number> {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const { rows } = await locker.query<{ pid: number }>(
-        `select pid from pg_stat_activity
-          where datname = current_database() and application_name = 'merchant-payments' and wait_event_type = 'Lock'`,
-      );
-      if (rows[0]) return rows[0].pid;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error('the transfer never waited for the row lock');
-  }
 });
