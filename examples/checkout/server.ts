@@ -26,6 +26,8 @@ interface Order {
   /** Kept with the order: creating its QR again after a crash answers the same QR, never a second one. */
   idempotencyKey: string;
   qrId: string | null;
+  /** The QR's expires_at (ms); the order expires a minute later, time for a webhook still on its way. */
+  expiresAt: number;
   status: 'awaiting_payment' | 'paid';
 }
 
@@ -52,21 +54,23 @@ export async function startCheckout(options: CheckoutOptions) {
       return;
     }
     if (request.method === 'POST' && pathname === '/orders') {
-      const order: Order = { id: `ord_${randomUUID().slice(0, 8)}`, amount: PRICE, idempotencyKey: randomUUID(), qrId: null, status: 'awaiting_payment' };
-      orders.set(order.id, order);
+      const order: Order = { id: `ord_${randomUUID().slice(0, 8)}`, amount: PRICE, idempotencyKey: randomUUID(), qrId: null, expiresAt: 0, status: 'awaiting_payment' };
       const qr = await client.simpleQrs.create(
         { business_code: options.businessCode, amount: order.amount, description: `Order ${order.id}`, external_reference: order.id, qr_expiration: '+15m' },
         { idempotencyKey: order.idempotencyKey },
       );
       order.qrId = qr.id;
-      send(response, 201, { id: order.id, amount: order.amount, status: order.status, qr_image: qr.qr_image, qr_url: qr.qr_url });
+      order.expiresAt = Date.parse(qr.expires_at!);
+      orders.set(order.id, order); // only once its QR exists: a failed creation leaves no order behind
+      send(response, 201, { id: order.id, amount: order.amount, status: order.status, qr_id: qr.id, qr_image: qr.qr_image, qr_url: qr.qr_url });
       return;
     }
     const orderPath = /^\/orders\/(ord_[0-9a-f]{8})$/.exec(pathname);
     if (request.method === 'GET' && orderPath) {
       const order = orders.get(orderPath[1]!);
       if (!order) return send(response, 404, { error: 'no such order' });
-      return send(response, 200, { id: order.id, amount: order.amount, status: order.status });
+      const expired = order.status !== 'paid' && Date.now() > order.expiresAt + 60_000;
+      return send(response, 200, { id: order.id, amount: order.amount, status: expired ? 'expired' : order.status });
     }
     if (request.method === 'POST' && pathname === '/webhooks') {
       const body = await readBody(request);

@@ -38,8 +38,10 @@ export async function startKiosk(options: KioskOptions) {
     }
     if (request.method === 'POST' && pathname === '/transactions') {
       const qr = await client.simpleQrs.create({ business_code: options.businessCode, amount: PRICE, description: 'Kiosk: water 500 ml', qr_expiration: '+5m' });
-      // The screen counts down from the service's expires_at, measured against this answer's clock.
-      return send(response, 201, { id: qr.id, amount: qr.amount, qr_image: qr.qr_image, expires_at: qr.expires_at, now: new Date().toISOString() });
+      // The time to pay, measured on the service's clock alone (its created_at to its expires_at): the
+      // screen counts it down on its own clock, so neither the kiosk's nor this backend's clock must be right.
+      const payWithinMs = Date.parse(qr.expires_at!) - Date.parse(qr.created_at);
+      return send(response, 201, { id: qr.id, amount: qr.amount, qr_image: qr.qr_image, expires_at: qr.expires_at, pay_within_ms: payWithinMs });
     }
     const action = /^\/transactions\/([0-9a-f-]{36})\/(wait|cancel)$/.exec(pathname);
     if (action && request.method === 'GET' && action[2] === 'wait') return send(response, 200, { status: await waitBriefly(action[1]!) });

@@ -4,7 +4,7 @@
 //   MPS_API_KEY=mk_test_… npx tsx examples/pos/pos.ts        (README.md beside this file)
 import readline from 'node:readline/promises';
 import QRCode from 'qrcode';
-import { createClient, QrNotPaidError, type SimpleQr } from '@merchant-payments/sdk';
+import { createClient, isApiError, QrNotPaidError, type SimpleQr } from '@merchant-payments/sdk';
 
 const baseUrl = process.env.MPS_BASE_URL ?? 'http://127.0.0.1:3000';
 const apiKey = process.env.MPS_API_KEY;
@@ -16,10 +16,16 @@ if (!apiKey) {
 
 const client = createClient({ baseUrl, apiKey });
 const cashier = readline.createInterface({ input: process.stdin, output: process.stdout });
-cashier.on('close', () => process.exit(0)); // end of input (Ctrl+D) ends the shift
-// Ctrl+C while a QR is shown cancels that sale, so nobody pays a sale the cashier gave up; at the prompt it quits.
+// Ctrl+C while a QR is shown cancels that sale, so nobody pays a sale the cashier gave up; at the prompt
+// it quits. The end of the input (Ctrl+D) ends the shift the same way: a sale on screen is canceled first.
 let selling: AbortController | null = null;
+let shiftOver = false;
 cashier.on('SIGINT', () => (selling ? selling.abort(new Error('canceled at the counter')) : cashier.close()));
+cashier.on('close', () => {
+  shiftOver = true;
+  if (selling) selling.abort(new Error('the shift ended'));
+  else process.exit(0);
+});
 
 for (;;) {
   const typed = (await cashier.question('\nAmount in Bs (empty to quit): ')).trim();
@@ -29,9 +35,15 @@ for (;;) {
     console.log('An amount from 0.10 to 100000.00, please.');
     continue;
   }
-  await sell(amount);
+  try {
+    await sell(amount);
+  } catch (error) {
+    // The terminal stays up for the next sale; the cashier sees why this one failed.
+    console.log(`The sale failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (shiftOver) break;
 }
-cashier.close();
+process.exit(0);
 
 async function sell(amount: number): Promise<void> {
   const qr = await client.simpleQrs.create({ business_code: businessCode, amount, description: 'Sale at the counter', qr_expiration: '+5m' });
@@ -52,15 +64,26 @@ async function sell(amount: number): Promise<void> {
   }
 }
 
+/** Cancels the sale's QR, trying again while the network fails: a QR left payable is money taken for nothing. */
 async function cancel(qr: SimpleQr): Promise<void> {
-  try {
-    await client.simpleQrs.cancel(qr.id);
-    console.log('Sale canceled; the QR no longer accepts payment.');
-  } catch {
-    // Paid in the last instant: the payment stands, so does the sale.
-    const now = await client.simpleQrs.get(qr.id);
-    if (now.status === 'PAID') await printReceipt(now);
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    try {
+      await client.simpleQrs.cancel(qr.id);
+      console.log('Sale canceled; the QR no longer accepts payment.');
+      return;
+    } catch (error) {
+      if (isApiError(error, 'QR_NOT_CANCELABLE')) {
+        // Paid in the last instant (the payment stands, and so does the sale), or canceled already.
+        const now = await client.simpleQrs.get(qr.id);
+        if (now.status === 'PAID') await printReceipt(now);
+        else console.log(`Sale canceled; the QR is ${now.status}.`);
+        return;
+      }
+      // Sending a cancel again is harmless: a second one answers QR_NOT_CANCELABLE.
+      await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+    }
   }
+  console.log(`Could not cancel QR ${qr.id}: it may still be paid until it expires. Check it before the next sale.`);
 }
 
 async function printReceipt(qr: SimpleQr): Promise<void> {

@@ -49,7 +49,8 @@ export class List<Item extends { id: string | number }, Query extends ListQuery>
     const start = { ...this.query, per_page: this.query.per_page ?? WALK_PAGE_SIZE };
     let page = await this.fetchPage(start);
     const query = this.options.pin ? this.options.pin(start, page) : start;
-    let pageNumber = this.query.page ?? 1;
+    // Pinned to what this page showed, the list begins with this page: the next one is its page 2.
+    let pageNumber = query === start ? (this.query.page ?? 1) : 1;
     let previous = new Set<string | number>();
     for (;;) {
       for (const item of page.data) if (!previous.has(item.id)) yield item;

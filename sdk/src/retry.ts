@@ -27,8 +27,10 @@ export function retryingFetch(fetchImpl: Fetch, options: RetryOptions): Fetch {
   return async (request) => {
     const replayable = request.method === 'GET' || request.method === 'HEAD' || request.headers.has('idempotency-key');
     for (let attempt = 0; ; attempt += 1) {
-      const timeout = AbortSignal.timeout(options.timeoutMs + longPollMs(request));
-      const sent = new Request(request.clone(), { signal: AbortSignal.any([request.signal, timeout]) });
+      // The time limit is on the answer's headers; a long body (the CSV export) streams as long as it takes.
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(new DOMException('No answer within the time limit', 'TimeoutError')), options.timeoutMs + longPollMs(request));
+      const sent = new Request(request.clone(), { signal: AbortSignal.any([request.signal, timeout.signal]) });
       let response: Response;
       try {
         response = await fetchImpl(sent);
@@ -37,6 +39,8 @@ export function retryingFetch(fetchImpl: Fetch, options: RetryOptions): Fetch {
         if (request.signal.aborted || !replayable || attempt >= options.maxRetries) throw error;
         await sleep(backoff(attempt, options), request.signal);
         continue;
+      } finally {
+        clearTimeout(timer);
       }
       const delay = attempt < options.maxRetries ? await retryDelay(response, replayable, attempt, options) : null;
       if (delay === null) return response;
@@ -65,12 +69,15 @@ async function codeOf(response: Response): Promise<unknown> {
   }
 }
 
+/** An IMF-fixdate (RFC 9110 §5.6.7), the HTTP-date senders must use: `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
 /** Retry-After in milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */
 export function retryAfterMs(header: string | null, now = Date.now()): number | null {
-  if (header === null) return null;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
+  const value = header?.trim() ?? '';
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  if (IMF_FIXDATE.test(value)) return Math.max(0, Date.parse(value) - now);
+  return null;
 }
 
 function backoff(attempt: number, options: RetryOptions): number {
@@ -83,7 +90,8 @@ function longPollMs(request: Request): number {
   return Number.isFinite(wait) && wait > 0 ? wait * 1000 : 0;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it is aborted. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {

@@ -1,11 +1,14 @@
 // Simple QRs (pay-in): create, read, list, cancel, a QR's payments, and waiting for the payment.
 import { QrNotPaidError } from './errors.ts';
 import { List } from './pages.ts';
+import { sleep } from './retry.ts';
 import { idempotencyKey, unwrap, type Api, type CallOptions, type CreateOptions } from './transport.ts';
 import type { Query, SimpleQr, SimpleQrCreate } from './types.ts';
 
 /** Longest hold asked of the service per long poll (it allows 30 s; proxies often cut at 30 s). */
 const LONG_POLL_SECONDS = 25;
+/** Least time between two polls of one QR. */
+const MIN_POLL_INTERVAL_MS = 1000;
 
 export interface WaitOptions {
   signal?: AbortSignal;
@@ -39,6 +42,7 @@ export function simpleQrs(api: Api) {
     async waitUntilPaid(id: string, options: WaitOptions = {}): Promise<SimpleQr> {
       const signals = [options.signal, options.timeout === undefined ? undefined : AbortSignal.timeout(options.timeout)];
       const signal = AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
+      const giveUpAt = options.timeout === undefined ? Infinity : Date.now() + options.timeout;
       const first = await api.GET('/api/v2/simple-qrs/{id}', { params: { path: { id } }, signal });
       let qr = await unwrap(Promise.resolve(first));
       let etag = first.response.headers.get('etag');
@@ -47,11 +51,19 @@ export function simpleQrs(api: Api) {
         if (qr.status === 'PAID' || (qr.is_multi_use && qr.payments_count > paymentsBefore)) return qr;
         if (qr.status === 'CANCELED') throw new QrNotPaidError(qr);
         signal.throwIfAborted();
+        // Never ask the service to hold longer than the caller will wait: the connection stays reusable.
+        const wait = Math.max(1, Math.min(LONG_POLL_SECONDS, Math.ceil((giveUpAt - Date.now()) / 1000)));
+        const asked = Date.now();
         const answer = await api.GET('/api/v2/simple-qrs/{id}', {
-          params: { path: { id }, query: { wait: LONG_POLL_SECONDS }, header: etag ? { 'If-None-Match': etag } : {} },
+          params: { path: { id }, query: { wait }, header: etag ? { 'If-None-Match': etag } : {} },
           signal,
         });
-        if (answer.response.status === 304) continue; // held the whole wait, unchanged: ask again
+        if (answer.response.status === 304) {
+          // Unchanged after the hold: ask again. A 304 that was not held (a service shutting down, a
+          // cache on the way) is not asked again at once, which would be a busy loop.
+          if (Date.now() - asked < MIN_POLL_INTERVAL_MS) await sleep(MIN_POLL_INTERVAL_MS, signal);
+          continue;
+        }
         qr = await unwrap(Promise.resolve(answer));
         etag = answer.response.headers.get('etag');
       }

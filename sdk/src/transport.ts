@@ -23,8 +23,14 @@ export function createTransport(options: TransportOptions): Api {
   return createFetchClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { 'X-API-KEY': options.apiKey, 'User-Agent': 'merchant-payments-sdk/0.1.0' },
-    fetch: retryingFetch(fetchImpl, { ...DEFAULT_RETRY, ...options.retry }),
+    fetch: retryingFetch(fetchImpl, retryOptions(options.retry)),
   });
+}
+
+/** The defaults, with what the caller set; a key given as `undefined` keeps its default. */
+function retryOptions(given: Partial<RetryOptions> = {}): RetryOptions {
+  const set = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
+  return { ...DEFAULT_RETRY, ...set };
 }
 
 interface Answer<Data> {

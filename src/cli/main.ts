@@ -31,7 +31,7 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
   partner list                              list partners
   partner key create PARTNER_ID             create another master key for a partner
   partner key list PARTNER_ID               list a partner's master keys (prefixes only)
-  merchant create --name NAME [--city CITY] [--mcc MCC] [--ach] [--partner PARTNER_ID]
+  merchant create --name NAME [--city CITY] [--mcc MCC] [--ach on|off] [--partner PARTNER_ID]
                                             create a merchant and print its first API key (shown once)
   merchant list                             list merchants
   merchant show BUSINESS_CODE               show one merchant

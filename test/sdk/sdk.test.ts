@@ -14,11 +14,21 @@ describe.each(databaseKinds())('the SDK on %s', (kind) => {
   let proxy: DroppingProxy;
   let merchant: { businessCode: number; apiKey: string };
   let client: MerchantPaymentsClient;
+  const sent: { url: string; ifNoneMatch: string | null }[] = [];
   beforeAll(async () => {
     t = await startTestApp({ kind, clock: new TestClock(new Date().toISOString()) });
     proxy = await startDroppingProxy(t.baseUrl);
     merchant = await t.createMerchant({ ach_enabled: true });
-    client = createClient({ baseUrl: proxy.url, apiKey: merchant.apiKey, retry: { initialDelayMs: 20 } });
+    client = createClient({
+      baseUrl: proxy.url,
+      apiKey: merchant.apiKey,
+      retry: { initialDelayMs: 20 },
+      // Notes what each request carried, and sends it unchanged.
+      fetch: (request) => {
+        sent.push({ url: request.url, ifNoneMatch: request.headers.get('if-none-match') });
+        return fetch(request);
+      },
+    });
   });
   afterAll(async () => {
     await proxy.close();
@@ -41,8 +51,12 @@ describe.each(databaseKinds())('the SDK on %s', (kind) => {
       const paid = await waiting;
       expect(paid.status).toBe('PAID');
       expect(paid.payments_count).toBe(1);
-      // Every long poll after the first read carried the ETag: the proxy saw the reads, not a busy loop.
-      expect(proxy.requests.filter((line) => line === `GET /api/v2/simple-qrs/${qr.id}`).length).toBeLessThanOrEqual(3);
+      // A first read, then long polls that carry its ETag and are held: a few requests, not a busy loop.
+      const reads = sent.filter((request) => new URL(request.url).pathname === `/api/v2/simple-qrs/${qr.id}`);
+      expect(reads.length).toBeLessThanOrEqual(3);
+      expect(reads[0]!.ifNoneMatch).toBeNull();
+      expect(reads.slice(1).every((read) => read.ifNoneMatch?.startsWith('"') && Number(new URL(read.url).searchParams.get('wait')) <= 20)).toBe(true); // never held past the caller's timeout
+      expect(reads.length).toBeGreaterThan(1);
     });
 
     it('waitUntilPaid resolves a multi-use QR at its next payment, not at the ones before', async () => {
@@ -70,10 +84,14 @@ describe.each(databaseKinds())('the SDK on %s', (kind) => {
       expect((timedOut as Error).name).toBe('TimeoutError');
       expect(Date.now() - started).toBeLessThan(10_000); // gave up at the timeout, not after the 25 s long poll
 
+      // Aborted while the service holds the long poll: it settles at once, with the caller's reason.
       const controller = new AbortController();
       const aborted = client.simpleQrs.waitUntilPaid(unpaid.id, { signal: controller.signal }).catch((e: unknown) => e);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const abortedAt = Date.now();
       controller.abort(new Error('the customer walked away'));
       expect(((await aborted) as Error).message).toBe('the customer walked away');
+      expect(Date.now() - abortedAt).toBeLessThan(2_000);
     });
 
     it('walks every page of a list with for await, and one page with await', async () => {
@@ -160,17 +178,26 @@ describe.each(databaseKinds())('the SDK on %s', (kind) => {
       expect(rows.length).toBeGreaterThan(0);
     });
 
-    it('a walk over movements is pinned: movements made during it are not yielded, and none twice', async () => {
-      const walked = new Set<number>();
-      let count = 0;
+    it('a walk over movements is pinned: what it yields is the history as it was when it began', async () => {
+      const before: number[] = [];
+      for await (const movement of client.balance.movements()) before.push(movement.id);
+      expect(before.length).toBeGreaterThan(6);
+      const walked: number[] = [];
       for await (const movement of client.balance.movements({ per_page: 2 })) {
-        if (count === 0) await collect(1); // arrives between the first page and the next
-        walked.add(movement.id);
-        count += 1;
+        // More than a page of new movements between the first page and the next: unpinned, the walk
+        // would yield the first page's last items again.
+        if (walked.length === 0) for (let i = 0; i < 3; i += 1) await collect(1);
+        walked.push(movement.id);
       }
-      expect(walked.size).toBe(count);
-      const now = await client.balance.movements({ per_page: 1 });
-      expect(walked.has(now.data[0]!.id)).toBe(false);
+      expect(walked).toEqual(before);
+    });
+
+    it('a walk may start at a later page: it goes on from there, pinned, skipping nothing', async () => {
+      const all: number[] = [];
+      for await (const movement of client.balance.movements()) all.push(movement.id);
+      const fromPage3: number[] = [];
+      for await (const movement of client.balance.movements({ per_page: 2, page: 3 })) fromPage3.push(movement.id);
+      expect(fromPage3).toEqual(all.slice(4));
     });
   });
 
