@@ -83,7 +83,8 @@ export async function teardown(): Promise<void> {
   if (!hasChromium()) {
     process.stdout.write('\n!! /usr/bin/chromium is missing: the hosted-page browser tests were skipped (apt-get install -y chromium).\n');
   }
-  if (!url) {
+  // `npm run contract` runs on PGlite alone by design (scripts/contract.ts) and needs no reminder.
+  if (!url && process.env.CONTRACT_PROXY !== 'prism') {
     const bar = '!'.repeat(78);
     process.stdout.write(`\n${bar}\n!! TEST_DATABASE_URL is not set: every test ran on the embedded PGlite ONLY.\n` +
       '!! Concurrency and race tests prove little there. Run the suite on PostgreSQL too:\n' +

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { appendFileSync } from 'node:fs';
 import { contractCheckerFor, type ContractChecker } from './contract-check.ts';
+import { prismViolations, startPrismProxy, type PrismProxy } from './prism-proxy.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
@@ -107,6 +108,8 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 
   let checker: ContractChecker | null = null;
+  // CONTRACT_PROXY=prism (npm run contract): documented requests go through Stoplight Prism as well.
+  const prism: PrismProxy | null = process.env.CONTRACT_PROXY === 'prism' ? await startPrismProxy(app.swagger(), baseUrl) : null;
   const request = async <Body = any>(method: string, path: string, requestOptions: RequestOptions = {}): Promise<TestResponse<Body>> => {
     const headers: Record<string, string> = { accept: 'application/json', ...requestOptions.headers };
     if (requestOptions.apiKey !== undefined) headers['x-api-key'] = requestOptions.apiKey;
@@ -119,15 +122,19 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
       body = JSON.stringify(requestOptions.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(baseUrl + path, { method, headers, body });
+    checker ??= contractCheckerFor(app.swagger() as Record<string, unknown>);
+    const operation = checker.operationOf(method, path);
+    const throughPrism = prism !== null && operation !== null && prismCanRelay(path, body);
+    const response = await fetch((throughPrism ? prism.url : baseUrl) + path, { method, headers, body });
     const text = await response.text();
     let parsed: unknown = text;
     const contentType = response.headers.get('content-type') ?? '';
     if (contentType.includes('json') && text !== '') parsed = JSON.parse(text);
     // Every answer is held to the service's own /openapi.json (helpers/contract-check.ts).
-    checker ??= contractCheckerFor(app.swagger() as Record<string, unknown>);
     const problems = checker.check({ method, path, sentBody: body !== undefined, status: response.status, headers: response.headers, contentType, body: parsed });
+    if (throughPrism) problems.push(...prismProblems(`${method} ${path} → ${response.status}`, response));
     if (problems.length > 0) reportContractProblems(problems);
+    if (operation && process.env.CONTRACT_COVERAGE) appendFileSync(process.env.CONTRACT_COVERAGE, `${operation} ${response.status}${throughPrism ? '' : ' direct'}\n`);
     return { status: response.status, headers: response.headers, body: parsed as Body, text };
   };
 
@@ -152,6 +159,7 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
       return { partnerId: response.body.id, masterKey: response.body.master_key, keyPrefix: response.body.key_prefix };
     },
     async close() {
+      await prism?.close();
       await app.close();
       if (options.separatePool) await db.close();
       if (ownsDatabase) await database.drop();
@@ -176,6 +184,32 @@ export function twoInstances(kind: DatabaseKind, options: Omit<StartOptions, 'ki
     await first?.close();
   });
   return { first: () => first!, second: () => second! };
+}
+
+/**
+ * Prism never answers a request whose JSON body does not parse (stoplightio/prism#2664), and a path it
+ * cannot decode kills it: such requests (the malformed-JSON and undecodable-path tests) go straight to
+ * the app, and only the in-process checker sees them.
+ */
+function prismCanRelay(path: string, body: string | undefined): boolean {
+  try {
+    decodeURI(path);
+    if (body !== undefined) JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What Prism found wrong. Every answer must match the document. A request is the test's to choose — many
+ * send what the document forbids on purpose, to see it refused — so a request violation counts only when
+ * the service accepted the request: then the document is stricter than the service.
+ */
+function prismProblems(where: string, response: Response): string[] {
+  return prismViolations(response.headers)
+    .filter((violation) => violation.location[0] === 'response' || response.status < 400)
+    .map((violation) => `${where}: Prism: ${violation.location.join('.')}: ${violation.message}`);
 }
 
 /** A contract violation fails the request's test; with CONTRACT_REPORT=<file> it is listed there instead (to survey). */

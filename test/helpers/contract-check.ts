@@ -50,17 +50,20 @@ export class ContractChecker {
       })));
   }
 
+  /** The documented operation a request is for ("POST /api/v2/transfers/{id}/cancel"), or null. */
+  operationOf(method: string, requestPath: string): string | null {
+    const path = normalPath(requestPath);
+    if (isFixture(path)) return null;
+    const found = this.find(method, path).found;
+    return found ? `${found.method} ${found.template}` : null;
+  }
+
   /** What is wrong with this exchange by the document (empty: nothing). */
   check(exchange: ExchangeForCheck): string[] {
-    // The router ignores one trailing slash: /api/v2/transfers/ is /api/v2/transfers.
-    const path = exchange.path.split('?')[0]!.replace(/(.)\/$/, '$1');
-    // Routes the tests add to the app (helpers/fixture-routes.ts and the like) are not the service's.
-    if (path.startsWith('/test/')) return [];
-    const candidates = this.operations.filter((op) => op.pattern.test(path));
+    const path = normalPath(exchange.path);
+    if (isFixture(path)) return [];
+    const { candidates, found } = this.find(exchange.method, path);
     if (candidates.length === 0) return []; // not a documented path (a hosted page, /docs, an unknown route)
-    // A literal segment beats a parameter: /api/v2/balance/statement is not /api/v2/balance/{x}.
-    const found = candidates.filter((op) => op.method === exchange.method)
-      .sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0))[0];
     const where = `${exchange.method} ${path} → ${exchange.status}`;
     if (!found) return exchange.status === 404 || exchange.status === 405 ? [] : [`${where}: the method is not documented for ${candidates[0]!.template}`];
     const { operation, template, method } = found;
@@ -91,6 +94,14 @@ export class ContractChecker {
     return problems;
   }
 
+  private find(method: string, path: string): { candidates: Operation[]; found: Operation | undefined } {
+    const candidates = this.operations.filter((op) => op.pattern.test(path));
+    // A literal segment beats a parameter: /api/v2/balance/statement is not /api/v2/balance/{x}.
+    const found = candidates.filter((op) => op.method === method)
+      .sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0))[0];
+    return { candidates, found };
+  }
+
   private validatorFor(template: string, method: string, status: number, isDefault: boolean): ValidateFunction {
     const pointer = `openapi#/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${isDefault ? 'default' : status}/content/application~1json/schema`;
     const known = this.validators.get(pointer);
@@ -99,6 +110,16 @@ export class ContractChecker {
     this.validators.set(pointer, validate);
     return validate;
   }
+}
+
+/** The router ignores the query and one trailing slash: /api/v2/transfers/?limit=1 is /api/v2/transfers. */
+function normalPath(requestPath: string): string {
+  return requestPath.split('?')[0]!.replace(/(.)\/$/, '$1');
+}
+
+/** Routes the tests add to the app (helpers/fixture-routes.ts and the like) are not the service's. */
+function isFixture(path: string): boolean {
+  return path.startsWith('/test/');
 }
 
 const checkers = new Map<string, ContractChecker>();
