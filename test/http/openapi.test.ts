@@ -54,6 +54,18 @@ describe('the OpenAPI document', () => {
     expect(status.responses['304']).toBeDefined();
   });
 
+  it('lists no HEAD, and every GET answers HEAD as itself without the body (docs/api-reference.md#openapi-and-docs)', async () => {
+    const methods = Object.values<Record<string, unknown>>(document.paths).flatMap((operations) => Object.keys(operations));
+    expect(methods).not.toContain('head');
+    const merchant = await t.createMerchant();
+    const get = await fetch(`${t.baseUrl}/api/v2/balance`, { headers: { 'x-api-key': merchant.apiKey } });
+    const head = await fetch(`${t.baseUrl}/api/v2/balance`, { method: 'HEAD', headers: { 'x-api-key': merchant.apiKey } });
+    expect(head.status).toBe(get.status);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(await head.text()).toBe('');
+    expect((await fetch(`${t.baseUrl}/api/v2/balance`, { method: 'HEAD' })).status).toBe(401);
+  });
+
   it('answers 400, 413 and 415 on every operation that reads a body, and shows each error code as its own example', () => {
     for (const [path, methods] of Object.entries<any>(document.paths)) { // eslint-disable-line @typescript-eslint/no-explicit-any
       for (const method of ['post', 'put', 'patch', 'delete']) {
