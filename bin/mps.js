@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// `mps` entry point: runs the TypeScript CLI through tsx's loader (no build step).
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/cli/main.ts');
+// `mps` entry point: the compiled CLI (dist/cli/main.js), built first when dist/ is missing or stale.
+process.argv.splice(2, 0, 'cli/main');
+await import('../scripts/run.mjs');

@@ -11,6 +11,7 @@ import type { TestProject } from 'vitest/node';
 import { migrate } from '../src/db/migrate.ts';
 import { openPglite } from '../src/db/pglite.ts';
 import { openPostgres } from '../src/db/postgres.ts';
+import { buildIfStale } from '../scripts/build.mjs';
 import { hasChromium } from './helpers/chromium.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
 
@@ -27,6 +28,9 @@ let templateName = '';
 let pgliteTemplateDir = '';
 
 export async function setup(project: TestProject): Promise<void> {
+  // The CLI and signal tests run the compiled service as users do (bin/mps.js, npm start): build it once
+  // here, before test files run side by side (scripts/build.mjs; dist/ is ignored by git).
+  buildIfStale();
   if (!hasChromium() && process.env.CI === 'true') {
     throw new Error('CI=true but /usr/bin/chromium is missing: the hosted pages must be tested in a browser (apt-get install -y chromium).');
   }
