@@ -1,11 +1,12 @@
 // `npm run build`: compiles the service (src/) to dist/ with tsc (tsconfig.build.json), and copies what
 // the compiled code reads beside itself (the SQL migrations, the QR renderer's CommonJS files).
 // `buildIfStale()` is what `npm start` and `mps` call first (scripts/run.mjs): it builds only when dist/
-// is missing or older than a source, so `npm install && npm start` works on a fresh clone and a second
+// is missing or was built from other sources than src/ holds now, so `npm install && npm start` works on a fresh clone and a second
 // start costs nothing. Plain JavaScript on purpose: it runs before anything is compiled, without tsx.
 // Processes that start together (the test suite's CLI runs, two services) take turns through a lock
 // file, and the one that waited finds the build done.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -14,26 +15,36 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = path.join(ROOT, 'src');
 const DIST = path.join(ROOT, 'dist');
-/** Written last: dist/ is complete once it exists, and its time is the build's. */
+/** Written last: dist/ is complete once it exists; it holds the fingerprint of the sources it was built from. */
 const STAMP = path.join(DIST, '.built');
 const LOCK = path.join(ROOT, '.dist.lock');
-/** Besides src/, what changes the output. */
-const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((name) => path.join(ROOT, name));
+/** Besides src/, what changes the output. (Not package-lock.json: tsc's output does not depend on it.) */
+const INPUTS = ['tsconfig.json', 'tsconfig.build.json'].map((name) => path.join(ROOT, name));
 
-function newestSourceTime(dir = SRC) {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+function sourceFiles(dir = SRC) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSourceTime(full) : fs.statSync(full).mtimeMs);
-  }
-  return newest;
+    return entry.isDirectory() ? sourceFiles(full) : [full];
+  });
 }
 
-/** True when dist/ is missing, unfinished, or older than a source file. */
+/**
+ * Every input's path, size and modification time, hashed: a file added, deleted, renamed or changed
+ * changes it (comparing times alone misses a deleted migration, or a file copied in with an old time).
+ */
+function sourceFingerprint() {
+  const hash = createHash('sha256');
+  for (const file of [...sourceFiles(), ...INPUTS].sort()) {
+    const stat = fs.statSync(file);
+    hash.update(`${path.relative(ROOT, file)}\0${stat.size}\0${stat.mtimeMs}\n`);
+  }
+  return hash.digest('hex');
+}
+
+/** True when dist/ is missing, unfinished, or built from other sources than those in src/ now. */
 export function isStale() {
   if (!fs.existsSync(STAMP)) return true;
-  const inputs = Math.max(newestSourceTime(), ...INPUTS.filter((file) => fs.existsSync(file)).map((file) => fs.statSync(file).mtimeMs));
-  return fs.statSync(STAMP).mtimeMs < inputs;
+  return fs.readFileSync(STAMP, 'utf8').trim() !== sourceFingerprint();
 }
 
 function copyAssets(dir = SRC) {
@@ -60,12 +71,13 @@ function typescriptIsInstalled() {
 /** Compiles src/ to dist/ from scratch; throws with tsc's report when it does not compile. */
 export function build() {
   const started = Date.now();
+  const fingerprint = sourceFingerprint(); // before compiling: a source edited meanwhile makes the next start build again
   fs.rmSync(DIST, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`the build failed (tsc -p tsconfig.build.json):\n${result.stdout}${result.stderr}`);
   copyAssets();
-  fs.writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  fs.writeFileSync(STAMP, `${fingerprint}\n`);
   return Date.now() - started;
 }
 

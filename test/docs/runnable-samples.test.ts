@@ -1,16 +1,17 @@
-// Every command and code block in the docs runs, so none can rot. Each page is run against a service as
-// a first `npm start` leaves it (sandbox, embedded database, merchant 1001 and its partner), its blocks
-// in the page's order, its commands one by one:
-//   - `sh` blocks: each command (a line, with its `\` continuations and quoted line breaks) runs in bash,
-//     with the reader's placeholders filled in (the rules are in `fill` below). It must exit 0 and answer
-//     HTTP statuses below 400, or the one its comment names (`# 422 → …`); a `"status": "PAID"` in the
-//     comment must be in the answer, and so must an `Idempotent-Replayed: true` it promises.
+// Every command and code block in the docs runs, so none can rot. Each page is run against a fresh
+// service started as `npm start` starts it (sandbox, embedded database, merchant 1001 and its partner) —
+// with an operator token for the page that mints a terminal key, and sandbox settlement and rate limits
+// off so that nothing moves on its own — its blocks in the page's order, its commands one by one:
+//   - `sh` blocks: each command, as bash splits them, runs in bash with the reader's placeholders filled
+//     in (`fill` below). It must exit 0 and every curl in it must answer a status below 400, or the one
+//     its comment names (`# 422 → …`); a `"status": "PAID"` or an `Idempotent-Replayed: true` the comment
+//     promises must be in the answer, and a program's comment lines are the output it must print.
 //   - `js` blocks: run as an ES module after a prelude that defines `base`, `key` and `id` (a QR that the
 //     sandbox pays a second later); it must finish.
 // A block that cannot run here says so and why in a `<!-- not run: reason -->` line before it; a block
 // that shows a whole file is `<!-- sample: path -->` (test/docs/samples.test.ts, and the file runs).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,42 +20,10 @@ import { createLogger } from '../../src/kernel/logging.ts';
 import type { SandboxCredentials } from '../../src/merchants/sandbox-setup.ts';
 import { startService } from '../../src/startup.ts';
 import { trackOpen } from '../helpers/open-resources.ts';
+import { ALL_BLOCKS, CODE_LANGUAGES, SHOWN_LANGUAGES } from './doc-blocks.ts';
 
-const PAGES = [
-  'README.md',
-  ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`),
-  'sdk/README.md',
-  ...readdirSync('examples', { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('README.md')).map((name) => path.join('examples', name)),
-];
-/** Languages that are code to run; `json` blocks are data and the rest are pictures. */
-const CODE = new Set(['sh', 'js', 'ts']);
-const BLOCK = /(?:<!-- (sample|not run): ([^\n]*?) -->\n)?```(\w*)\n([\s\S]*?)```/g;
 const ADMIN_TOKEN = 'docs-samples-admin-token-0123';
-
-interface Block {
-  page: string;
-  line: number;
-  lang: string;
-  code: string;
-  /** `sample` or `not run`, with its path or reason. */
-  marker?: { kind: string; note: string };
-}
-
-function blocksOf(page: string): Block[] {
-  const text = readFileSync(page, 'utf8');
-  return [...text.matchAll(BLOCK)]
-    .filter((match) => CODE.has(match[3]!))
-    .map((match) => ({
-      page,
-      line: text.slice(0, match.index).split('\n').length + (match[1] ? 1 : 0),
-      lang: match[3]!,
-      code: match[4]!,
-      marker: match[1] ? { kind: match[1], note: match[2]! } : undefined,
-    }));
-}
-
-const blocks = PAGES.flatMap(blocksOf);
-const runnable = blocks.filter((block) => !block.marker);
+const runnable = ALL_BLOCKS.filter((block) => CODE_LANGUAGES.has(block.lang) && !block.marker);
 
 /** One command of an `sh` block, with what its comments promise. */
 interface Command {
@@ -63,71 +32,112 @@ interface Command {
   comment: string;
 }
 
+/**
+ * The commands of an `sh` block, as bash reads them: a command ends at a line break outside quotes that
+ * no backslash continues; `#` after a blank outside quotes starts a comment, which belongs to the command
+ * before it (its promises) and never ends a quote.
+ */
 function commandsOf(code: string): Command[] {
   const commands: Command[] = [];
-  let pending = '';
+  let text = '';
+  let comment = '';
+  let quote: "'" | '"' | null = null;
   for (const line of code.split('\n')) {
-    if (pending === '' && /^\s*#/.test(line)) {
-      if (commands.length > 0) commands[commands.length - 1]!.comment += `${line}\n`;
+    let inComment = false;
+    for (let i = 0; i < line.length; i++) {
+      const char = line[i]!;
+      if (inComment) {
+        comment += char;
+      } else if (quote) {
+        text += char;
+        if (char === quote) quote = null;
+      } else if (char === "'" || char === '"') {
+        text += char;
+        quote = char;
+      } else if (char === '#' && (i === 0 || /\s/.test(line[i - 1]!))) {
+        inComment = true;
+        comment += char;
+      } else {
+        text += char;
+      }
+    }
+    if (inComment) comment += '\n';
+    if (quote || (!inComment && line.endsWith('\\'))) {
+      text += '\n';
       continue;
     }
-    if (line.trim() === '' && pending === '') continue;
-    pending += `${line}\n`;
-    // A command goes on past a trailing backslash, and past a line break inside single quotes (a JSON body).
-    if (line.endsWith('\\') || (pending.match(/'/g)?.length ?? 0) % 2 === 1) continue;
-    // A trailing comment starts at "  # " outside the quotes of these samples.
-    const at = pending.search(/\s{2,}#\s/);
-    commands.push(at >= 0 ? { text: pending.slice(0, at), comment: `${pending.slice(at)}\n` } : { text: pending, comment: '' });
-    pending = '';
+    if (text.trim() === '') {
+      // A comment line on its own: a promise about the command before it.
+      if (commands.length > 0) commands[commands.length - 1]!.comment += comment;
+    } else {
+      commands.push({ text: text.trimEnd(), comment });
+    }
+    text = '';
+    comment = '';
   }
+  expect(quote, `a quote (${quote}) is never closed in:\n${code}`).toBeNull();
+  expect(text.trim(), `a command is never finished in:\n${code}`).toBe('');
+  expect(commands.length, `no command in:\n${code}`).toBeGreaterThan(0);
   return commands;
 }
 
-/** What a page's run knows: the service, the sandbox keys, and the ids its commands have made. */
+/** What a page's run knows: the service, the sandbox keys, what the page set and what it was answered. */
 interface Session {
   baseUrl: string;
   sandbox: SandboxCredentials;
   terminalKey: string;
-  /** Shell variables the page set (`KEY=mk_test_…`) and ids seen in answers (ID, PAYMENT_ID, CODE). */
+  /** Shell variables the page set (`KEY=mk_test_…`, `IDEM=$(…)`), exported to its later commands. */
   vars: Record<string, string>;
+  /** What the page's placeholders stand for, read off earlier answers: the QR, payment, intent, ETag. */
+  seen: { id?: string; paymentId?: string; intentCode?: string; etag?: string };
 }
 
 /** The reader's placeholders, as a reader following the page would fill them in. */
 function fill(text: string, session: Session): string {
-  const { vars } = session;
+  const { seen } = session;
   return text
     .replaceAll('http://127.0.0.1:3000', session.baseUrl)
     .replaceAll('mk_test_…', session.sandbox.apiKey)
     .replaceAll('pk_master_test_…', session.sandbox.masterKey)
     .replaceAll('tk_test_…', session.terminalKey)
-    .replace(/<id>|<qr_id>|\$ID\b/g, () => vars.ID ?? '<no QR made yet>')
-    .replace(/<payment_id>/g, () => vars.PAYMENT_ID ?? '<no payment made yet>')
-    .replace(/<code>/g, () => vars.CODE ?? '<no intent made yet>');
+    .replace(/<id>|<qr_id>/g, () => seen.id ?? '<no QR made yet>')
+    .replace(/<payment_id>/g, () => seen.paymentId ?? '<no payment made yet>')
+    .replace(/<intent_code>/g, () => seen.intentCode ?? '<no intent made yet>')
+    .replace(/<etag>/g, () => seen.etag ?? '<no ETag seen yet>');
 }
 
-/** Ids a later command may need, read off an answer (the resource its URL names). */
-function remember(command: string, output: string, vars: Record<string, string>): void {
-  const body = output.slice(output.indexOf('{'));
+/** What a later command's placeholders may need, read off an answer (the resource its URL names). */
+function remember(command: string, output: string, seen: Session['seen']): void {
+  const etag = /^etag:\s*(\S+)/im.exec(output);
+  if (etag) seen.etag = etag[1]!;
   let answer: Record<string, unknown>;
   try {
-    answer = JSON.parse(body);
+    answer = JSON.parse(output.slice(output.indexOf('{')));
   } catch {
     return;
   }
-  if (/\/api\/v2\/simple-qrs\s/.test(`${command} `) && typeof answer.id === 'string') vars.ID = answer.id;
-  if (/\/simple-qrs\/[^/\s]+\/payments/.test(command) && typeof answer.id === 'number') vars.PAYMENT_ID = String(answer.id);
-  if (/\/onboarding\/intent\s/.test(`${command} `) && typeof answer.code === 'string') vars.CODE = answer.code;
+  if (/\/api\/v2\/simple-qrs\s/.test(`${command} `) && typeof answer.id === 'string') seen.id = answer.id;
+  if (/\/simple-qrs\/[^/\s]+\/payments/.test(command) && typeof answer.id === 'number') seen.paymentId = String(answer.id);
+  if (/\/onboarding\/intent\s/.test(`${command} `) && typeof answer.code === 'string') seen.intentCode = answer.code;
+}
+
+/** A comment line promising program output, as a pattern: `…` stands for anything, any port for 3000. */
+function outputPattern(line: string): RegExp {
+  const text = line.replace(/^#\s?/, '').trim();
+  const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/…/g, '.*?').replace(/:3000\b/g, ':\\d+');
+  return new RegExp(escaped);
 }
 
 /** Runs a program to its end (asynchronously: the service answering it lives in this process). */
 function run(file: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, so a timeout kills what it started too (curl, npx), not bash alone.
+    const child = spawn(file, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 40_000);
     child.on('error', reject);
     child.on('close', (status) => {
       clearTimeout(timer);
@@ -141,27 +151,37 @@ async function runShell(command: Command, session: Session, cwd: string): Promis
   const where = `\n$ ${text}`;
   const env = { ...process.env, ...session.vars, ADMIN_TOKEN, MPS_BASE_URL: session.baseUrl };
   // A variable the page sets (`KEY=mk_test_…`, `IDEM=$(node -p …)`) is kept for its later commands.
-  const assignment = /^([A-Z_][A-Z0-9_]*)=\S/.exec(text.trim());
+  const assignment = /^([A-Z_][A-Z0-9_]*)=(\$\(.*\)|\S+)$/.exec(text.trim());
   if (assignment) {
-    const result = await run('bash', ['-c', `${text.trim()}\nprintf '%s' "$${assignment[1]}"`], { cwd, env });
+    const result = await run('bash', ['-c', `${text.trim()} && printf '%s' "$${assignment[1]}"`], { cwd, env });
     expect(result.status, `${where}\nexited ${result.status}: ${result.stderr}`).toBe(0);
     session.vars[assignment[1]!] = result.stdout;
     return;
   }
+  expect(text, `${where}\na sample's own --write-out would hide the status from this test`).not.toMatch(/\s(-w|--write-out)\s/);
   // curl writes the status it got on stderr, after whatever the sample asked it to write.
-  const prelude = `curl() { command curl -w '%{stderr}\\nHTTP_STATUS=%{http_code}\\n' "$@"; }\n`;
-  // A command that runs a program of the repository runs where a reader would: at its root.
-  const result = await run('bash', ['-c', prelude + text], { cwd: /\bexamples\//.test(text) ? process.cwd() : cwd, env });
+  const prelude = `curl() { command curl --max-time 35 -w '%{stderr}\\nHTTP_STATUS=%{http_code}\\n' "$@"; }\n`;
+  // A program of the repository runs where a reader runs it, at its root (and may not write there).
+  const atRoot = /\bexamples\//.test(text);
+  if (atRoot) expect(text, `${where}\nwould write into the repository`).not.toMatch(/>|\s-o\s/);
+  const result = await run('bash', ['-c', prelude + text], { cwd: atRoot ? process.cwd() : cwd, env });
   expect(result.status, `${where}\nexited ${result.status}: ${result.stderr}${result.stdout}`).toBe(0);
   const statuses = [...result.stderr.matchAll(/HTTP_STATUS=(\d{3})/g)].map((match) => Number(match[1]));
+  const curls = text.match(/(?:^|[\s;&|(])curl\s/g)?.length ?? 0;
+  expect(statuses.length, `${where}\nevery curl must report its status`).toBe(curls);
   // A command is answered below 400, unless its comment says which error it shows (`# 422 → …`).
   const promisedStatus = /^#\s*(\d{3})\b/.exec(command.comment.trim());
   if (promisedStatus) expect(statuses, `${where}\n${result.stdout}`).toEqual([Number(promisedStatus[1])]);
   else for (const status of statuses) expect(status, `${where}\n${result.stdout}`).toBeLessThan(400);
-  const promisedQrStatus = /"status":\s*"([A-Z_]+)"/.exec(command.comment);
-  if (promisedQrStatus) expect(result.stdout.replace(/"status":\s*/g, '"status":'), where).toContain(`"status":"${promisedQrStatus[1]}"`);
+  for (const promised of command.comment.matchAll(/"status":\s*"(\w+)"/g)) {
+    expect(result.stdout.replace(/"status":\s*/g, '"status":'), where).toContain(`"status":"${promised[1]}"`);
+  }
   if (command.comment.includes('Idempotent-Replayed: true')) expect(result.stdout.toLowerCase(), where).toContain('idempotent-replayed: true');
-  remember(text, result.stdout, session.vars);
+  // A program's comment lines are the output it promises, line by line.
+  if (curls === 0) {
+    for (const line of command.comment.split('\n').filter((l) => l.trim() !== '')) expect(result.stdout, `${where}\npromised: ${line}`).toMatch(outputPattern(line));
+  }
+  remember(text, result.stdout, session.seen);
 }
 
 async function runJs(code: string, session: Session, cwd: string): Promise<void> {
@@ -170,6 +190,7 @@ const base = ${JSON.stringify(session.baseUrl)};
 const key = ${JSON.stringify(session.sandbox.apiKey)};
 const headers = { 'X-API-KEY': key, 'Content-Type': 'application/json' };
 const created = await fetch(base + '/api/v2/simple-qrs', { method: 'POST', headers, body: JSON.stringify({ business_code: ${session.sandbox.businessCode}, amount: 12.5 }) });
+if (created.status !== 201) throw new Error('the prelude could not create a QR: ' + created.status);
 const id = (await created.json()).id;
 setTimeout(() => fetch(base + '/api/v2/sandbox/simple-qrs/' + id + '/payments', { method: 'POST', headers: { 'X-API-KEY': key } }), 1000);
 `;
@@ -180,8 +201,10 @@ setTimeout(() => fetch(base + '/api/v2/sandbox/simple-qrs/' + id + '/payments', 
 describe('commands and code in the docs', () => {
   it('are each run below, or say why not', () => {
     expect(runnable.length).toBeGreaterThan(20);
-    for (const block of blocks.filter((b) => b.marker?.kind === 'not run')) {
-      expect(block.marker!.note.length, `${block.page}:${block.line} gives no reason`).toBeGreaterThan(20);
+    for (const block of ALL_BLOCKS) {
+      const where = `${block.page}:${block.line}`;
+      expect([...CODE_LANGUAGES, ...SHOWN_LANGUAGES], `${where}: fence language "${block.lang}" (use sh, js, ts, json, ini or none)`).toContain(block.lang);
+      if (block.marker?.kind === 'not run') expect(block.marker.reason.length, `${where} gives no reason`).toBeGreaterThan(20);
     }
     for (const block of runnable) expect(['sh', 'js'], `${block.page}:${block.line}: a ${block.lang} block is run only as a sample file`).toContain(block.lang);
   });
@@ -199,7 +222,7 @@ describe('commands and code in the docs', () => {
       const minted = await fetch(`${baseUrl}/admin/v1/merchants/${sandbox.businessCode}/api-keys`, {
         method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'terminal' }),
       });
-      const session: Session = { baseUrl, sandbox, terminalKey: ((await minted.json()) as { api_key: string }).api_key, vars: {} };
+      const session: Session = { baseUrl, sandbox, terminalKey: ((await minted.json()) as { api_key: string }).api_key, vars: {}, seen: {} };
       for (const block of runnable.filter((b) => b.page === page)) {
         if (block.lang === 'js') await runJs(block.code, session, cwd);
         else for (const command of commandsOf(block.code)) await runShell(command, session, cwd);

@@ -10,6 +10,7 @@ import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { fundedMerchant, postTransfer, transferBody } from './helpers.ts';
 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-banks-'));
+afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
 const writeBanks = (name: string, content: unknown) => {
   const file = path.join(folder, name);
   fs.writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
