@@ -48,20 +48,49 @@ export class Cluster {
 
   /** Creates the cluster under `parent` (a fresh temp dir) and starts it. */
   static async create(parent: string): Promise<Cluster> {
+    const cluster = await Cluster.prepare(parent, 'pg');
+    await cluster.exec('initdb', ['-D', cluster.dataDir, '--auth=trust', '-U', 'postgres', '-E', 'UTF8', '--no-locale', '--no-sync'], 120_000);
+    await cluster.start();
+    return cluster;
+  }
+
+  /**
+   * A streaming replica of `primary` under `parent`: pg_basebackup of the running primary with -R (the
+   * standby signal and primary_conninfo), started on a port of its own as a hot standby that answers reads.
+   * initdb's default pg_hba already trusts replication connections from 127.0.0.1.
+   */
+  static async standbyOf(primary: Cluster, parent: string): Promise<Cluster> {
+    const standby = await Cluster.prepare(parent, 'pg-standby', primary.port + 1);
+    await standby.exec('pg_basebackup', [
+      '-D', standby.dataDir, '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres',
+      '-R', '-X', 'stream', '-c', 'fast', '--no-sync',
+    ], 120_000);
+    await standby.start();
+    return standby;
+  }
+
+  private static async prepare(parent: string, name: string, fromPort?: number): Promise<Cluster> {
     const bin = postgresBinDir();
     const osUser = postgresOsUser();
-    const dir = path.join(parent, 'pg');
+    const dir = path.join(parent, name);
     fs.mkdirSync(dir, { mode: 0o700 });
     if (osUser) {
       // postgres must reach its directory: the parent stays traversable, the cluster dir is its own.
       fs.chmodSync(parent, 0o711);
       fs.chownSync(dir, osUser.uid, osUser.gid);
     }
-    const port = await freePortFrom(Number(process.env.FAULTS_PG_PORT ?? 55432));
-    const cluster = new Cluster(dir, port, bin, osUser);
-    await cluster.exec('initdb', ['-D', cluster.dataDir, '--auth=trust', '-U', 'postgres', '-E', 'UTF8', '--no-locale', '--no-sync'], 120_000);
-    await cluster.start();
-    return cluster;
+    const port = await freePortFrom(fromPort ?? Number(process.env.FAULTS_PG_PORT ?? 55432));
+    return new Cluster(dir, port, bin, osUser);
+  }
+
+  /** Standby only: stops applying the WAL it receives (a replica lagging as far as the test wants). */
+  async pauseReplay(): Promise<void> {
+    await this.adminQuery('select pg_wal_replay_pause()');
+  }
+
+  /** Standby only: applies what it received meanwhile, and everything after. */
+  async resumeReplay(): Promise<void> {
+    await this.adminQuery('select pg_wal_replay_resume()');
   }
 
   private exec(tool: string, args: string[], timeoutMs: number) {

@@ -14,6 +14,7 @@ export interface ComposeOptions {
 export function createAppContext(base: BaseContext, options: ComposeOptions = {}): AppContext {
   return {
     ...base,
+    replica: base.replica ?? base.db,
     purposes: new PaymentPurposes({ [ACTIVATION_PURPOSE]: completeByActivationPayment, ...options.purposes }),
     merchantDisplays: new MerchantDisplayCache(),
   };

@@ -30,6 +30,12 @@ export interface Config {
   port: number;
   host: string;
   database: DatabaseTarget;
+  /**
+   * A PostgreSQL streaming replica of `database` (DATABASE_REPLICA_URL) for the reads that may lag: lists,
+   * movements, statements and the journal export (docs/operators.md#read-replica); null: every read goes to
+   * `database`.
+   */
+  databaseReplica: { kind: 'postgres'; url: string } | null;
   /** PostgreSQL: longest a statement of a request or job may wait for its answer before it fails as unavailable (503). */
   databaseQueryTimeoutMs: number;
   mode: Mode;
@@ -72,7 +78,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 /** Variables that may hold a secret (a token, a password in a URL): a wrong value is named, never echoed. */
-const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL', 'METRICS_TOKEN']);
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'METRICS_TOKEN']);
 
 /** Reads and validates the environment; throws ConfigError listing every wrong variable, one line each. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
@@ -93,6 +99,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const host = read('HOST', '127.0.0.1', (t) => t, 'a host name or address');
   const database = read('DATABASE_URL', '', (t) => databaseTarget(t, env.DATA_DIR, cwd),
     'postgres://user@host:port/database, postgresql://…, or memory:// (unset: embedded database in DATA_DIR)');
+  const databaseReplica = read('DATABASE_REPLICA_URL', '', (t) => {
+    if (t === '') return { replica: null };
+    const target = databaseTarget(t, undefined, cwd);
+    // A replica of the embedded database cannot exist: PGlite has no replication.
+    return target?.kind === 'postgres' && database?.kind === 'postgres' ? { replica: target } : null;
+  }, 'unset, or postgres://user@host:port/database of a streaming replica of DATABASE_URL (which must then be PostgreSQL too)')?.replica ?? null;
   const databaseQueryTimeoutMs = read('DATABASE_QUERY_TIMEOUT', '15s', (t) => {
     const ms = positiveDuration(t);
     return ms !== null && ms <= 600_000 ? ms : null;
@@ -144,7 +156,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
-    port, host, database, databaseQueryTimeoutMs, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
+    port, host, database, databaseReplica, databaseQueryTimeoutMs, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
     refundWindowMs, onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
     rateLimit, publicRateLimit, trustProxy, metricsToken, role, banks, logLevel,
   };

@@ -80,6 +80,7 @@ function printBanner(config: Config, app: App | null): void {
     lines.push(`Merchant Payments Service (${config.mode}) running workers only (ROLE=worker)`);
   }
   lines.push(`  Database:  ${describeDatabase(config.database)}`);
+  if (config.databaseReplica && app) lines.push(`  Replica:   ${describeDatabase(config.databaseReplica)} (lists, movements, statements)`);
   if (!config.adminToken) lines.push('', 'Operator API /admin/v1 is off: set ADMIN_TOKEN (16+ characters) to enable it.');
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }

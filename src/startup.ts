@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { isDatabaseUnavailable, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
+import { replicaWithFallback } from './db/replica.ts';
 import { buildApp, type App } from './http/app.ts';
 import { describeError, logBackgroundError } from './kernel/logging.ts';
 import { createMetricsRegistry } from './http/metrics.ts';
@@ -57,7 +58,12 @@ export async function startService(config: Config, options: StartOptions): Promi
   const onBackgroundError = (error: unknown, context: string) => logBackgroundError(log, error, context);
   // Opening connects nothing for PostgreSQL (the pool connects on first use); PGlite opens its files.
   const db = await openDatabase(config.database, { purpose: 'service', onBackgroundError, queryTimeoutMs: config.databaseQueryTimeoutMs });
-  const context = createAppContext({ config, db, clock: options.clock ?? systemClock });
+  // Only the API reads lists; a worker never opens the replica.
+  const replicaDb = config.databaseReplica && config.role !== 'worker'
+    ? await openDatabase(config.databaseReplica, { purpose: 'replica', onBackgroundError, queryTimeoutMs: config.databaseQueryTimeoutMs })
+    : null;
+  const replica = replicaDb ? replicaWithFallback(replicaDb, db, fallbackLogger(log)) : undefined;
+  const context = createAppContext({ config, db, clock: options.clock ?? systemClock, replica });
   const gate = new StartupGate();
   // One registry for the HTTP metrics and the workers' (webhook deliveries, outbox lag), served on /metrics.
   const metrics: Registry = createMetricsRegistry();
@@ -94,8 +100,22 @@ export async function startService(config: Config, options: StartOptions): Promi
       await ready.catch(() => {});
       await app?.close(); // stops accepting, finishes in-flight requests
       await running.workers?.stop(); // finishes the current batch of each job
+      await replicaDb?.close();
       await db.close();
     },
+  };
+}
+
+/** Logs a read sent to the primary because the replica could not serve it: at the first, then at most every 30 s. */
+function fallbackLogger(log: FastifyBaseLogger): (error: unknown) => void {
+  let lastLoggedMs = -Infinity;
+  let since = 0;
+  return (error) => {
+    since += 1;
+    if (performance.now() - lastLoggedMs < 30_000) return;
+    lastLoggedMs = performance.now();
+    log.warn({ error: describeError(error), reads: since }, 'the read replica could not serve a read: sent to the primary');
+    since = 0;
   };
 }
 

@@ -32,12 +32,19 @@ export interface Transaction extends Queryable {
 
 export type DatabaseKind = 'postgres' | 'pglite';
 
-export interface Database extends Queryable {
+/**
+ * What a read that may lag needs (db/replica.ts): single statements, and a transaction when several must
+ * read one snapshot. A replica's transactions are read-only.
+ */
+export interface ReadDatabase extends Queryable {
+  /** Runs `work` in one transaction at READ COMMITTED; commits when it resolves, rolls back when it throws. */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+}
+
+export interface Database extends ReadDatabase {
   readonly kind: DatabaseKind;
   /** How many transactions can run at once (the pool's size; PGlite runs one at a time). */
   readonly connections: number;
-  /** Runs `work` in one transaction at READ COMMITTED; commits when it resolves, rolls back when it throws. */
-  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs a multi-statement SQL script (migrations) inside `tx`. */
   executeScript(tx: Transaction, sql: string): Promise<void>;
   /**

@@ -20,7 +20,7 @@ import { payPages } from './pages/routes.ts';
 import { QrReadModel } from './read-model.ts';
 
 export const qrRoutes: CapabilityRoutes = async (app, context) => {
-  const { config, db, clock } = context;
+  const { config, db, replica, clock } = context;
   // Rendering (~1.1 ms of CPU per image) runs on a pool of worker threads beside the event loop.
   const pool = new RenderPool();
   const render = (payload: string) => pool.render(payload);
@@ -85,7 +85,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
     const page = pageRequest(request.query);
     const now = clock.now();
     const filter = { status: request.query.status ?? null, externalReference: request.query.external_reference ?? null };
-    const qrPage = await qrs.listQrsOfMerchant(db, businessCode, filter, now, page);
+    const qrPage = await qrs.listQrsOfMerchant(replica, businessCode, filter, now, page);
     return pageBody(page, qrPage, (found) => toQrView(config, found, now));
   });
 

@@ -13,7 +13,7 @@ import * as refunds from './service.ts';
 import { toRefundResource } from './views.ts';
 
 export const refundRoutes: CapabilityRoutes = async (app, context) => {
-  const { config, db, clock } = context;
+  const { config, db, replica, clock } = context;
   const tags = ['refunds'];
   const security = [{ apiKey: [] }];
 
@@ -55,7 +55,7 @@ export const refundRoutes: CapabilityRoutes = async (app, context) => {
   }, async (request) => {
     const page = pageRequest(request.query);
     const filter = { businessCode: merchantOf(request.principal), paymentId: request.query.payment_id ?? null, status: request.query.status ?? null };
-    return pageBody(page, await refunds.listRefunds(db, filter, page), toRefundResource);
+    return pageBody(page, await refunds.listRefunds(replica, filter, page), toRefundResource);
   });
 
   // Sandbox helpers exist only in MODE=sandbox; in live mode the paths are not found (404).

@@ -5,7 +5,7 @@
 // Lock order, the same on every path so two refunds can never deadlock: the refund row (lifecycle steps),
 // then the payment row, then the merchant's balance.
 import type { AppContext } from '../context.ts';
-import type { Database, Queryable, Transaction } from '../db/database.ts';
+import type { Database, Queryable, ReadDatabase, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { runIdempotent, type IdempotencyScope, type IdempotentResult } from '../idempotency/service.ts';
 import { randomBase62 } from '../ids.ts';
@@ -159,7 +159,7 @@ export async function getRefund(db: Queryable, businessCode: number, id: string)
 }
 
 export async function listRefunds(
-  db: Database,
+  db: ReadDatabase,
   filter: { businessCode: number; paymentId: number | null; status: RefundStatus | null },
   page: PageRequest,
 ): Promise<Page<RefundRow>> {

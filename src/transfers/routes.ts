@@ -12,7 +12,7 @@ import {
 import * as transfers from './service.ts';
 import { toTransferResource } from './views.ts';
 
-export const transferRoutes: CapabilityRoutes = async (app, { config, db, clock }) => {
+export const transferRoutes: CapabilityRoutes = async (app, { config, db, replica, clock }) => {
   const banks = configuredBanks(config);
   const CreateTransferBodySchema = createTransferBodySchema(banks);
   const creations = transfers.transferCreationQueue(db);
@@ -57,7 +57,7 @@ export const transferRoutes: CapabilityRoutes = async (app, { config, db, clock 
     },
   }, async (request) => {
     const page = pageRequest(request.query);
-    return pageBody(page, await transfers.listTransfers(db, merchantOf(request.principal), request.query.status ?? null, page), toTransferResource);
+    return pageBody(page, await transfers.listTransfers(replica, merchantOf(request.principal), request.query.status ?? null, page), toTransferResource);
   });
 
   app.post('/api/v2/transfers/:id/cancel', {

@@ -2,7 +2,7 @@
 // lifecycle a rail drives. Every status change, its ledger settle and its event commit in one transaction
 // (docs/architecture.md, rule 2); money moves only through ledger, events only through events.emit.
 import type { Config } from '../config.ts';
-import type { Database, Queryable, Transaction } from '../db/database.ts';
+import type { Database, Queryable, ReadDatabase, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { ApiError, notFound, validationError } from '../kernel/errors.ts';
 import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
@@ -146,7 +146,7 @@ export async function getTransfer(db: Queryable, businessCode: number, id: numbe
   return row;
 }
 
-export async function listTransfers(db: Database, businessCode: number, status: TransferStatus | null, page: PageRequest): Promise<Page<TransferRow>> {
+export async function listTransfers(db: ReadDatabase, businessCode: number, status: TransferStatus | null, page: PageRequest): Promise<Page<TransferRow>> {
   // One snapshot for the page and its total, so `meta` agrees with `data`.
   return db.transaction(async (tx) => {
     const total = await store.countTransfersOfMerchant(tx, businessCode, status);

@@ -15,7 +15,7 @@ const tags = ['events'];
 const security = [{ apiKey: [] }];
 const routeConfig = { auth: 'merchant_or_partner' as const };
 
-export const eventRoutes: CapabilityRoutes = async (app, { db, clock }) => {
+export const eventRoutes: CapabilityRoutes = async (app, { db, replica, clock }) => {
   app.get('/api/v2/events', {
     config: routeConfig,
     schema: {
@@ -26,7 +26,7 @@ export const eventRoutes: CapabilityRoutes = async (app, { db, clock }) => {
   }, async (request) => {
     const page = pageRequest(request.query);
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    return pageBody(page, await events.listEventPage(db, owner, request.query.type ?? null, page), toEventPayload);
+    return pageBody(page, await events.listEventPage(replica, owner, request.query.type ?? null, page), toEventPayload);
   });
 
   app.get('/api/v2/events/:id', {

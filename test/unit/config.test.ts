@@ -154,6 +154,28 @@ describe('loadConfig accepts the documented forms', () => {
     expect(config.onboardingActivationFeeCentavos).toBe(0);
   });
 
+  it('reads DATABASE_REPLICA_URL beside a PostgreSQL DATABASE_URL, and refuses it beside the embedded database without echoing it', () => {
+    const primary = 'postgres://mps@db-primary:5432/payments';
+    expect(loadConfig({ DATABASE_URL: primary }, '/srv/mps').databaseReplica).toBeNull();
+    expect(loadConfig({ DATABASE_URL: primary, DATABASE_REPLICA_URL: 'postgresql://mps@db-replica/payments' }, '/srv/mps').databaseReplica)
+      .toEqual({ kind: 'postgres', url: 'postgresql://mps@db-replica/payments' });
+    for (const env of [
+      { DATABASE_REPLICA_URL: 'postgres://mps:s3cret@db-replica/payments' }, // embedded primary: PGlite has no replicas
+      { DATABASE_URL: 'memory://', DATABASE_REPLICA_URL: 'postgres://mps:s3cret@db-replica/payments' },
+      { DATABASE_URL: primary, DATABASE_REPLICA_URL: 'mysql://mps:s3cret@db-replica/payments' },
+      { DATABASE_URL: primary, DATABASE_REPLICA_URL: 'memory://' },
+    ]) {
+      let error: unknown;
+      try {
+        loadConfig(env, '/srv/mps');
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems).toEqual([expect.stringMatching(/^DATABASE_REPLICA_URL=\(value hidden\) is not valid: /)]);
+    }
+  });
+
   it('reads the roles api, worker and all', () => {
     for (const role of ['api', 'worker', 'all'] as const) expect(loadConfig({ ROLE: role }, '/srv/mps').role).toBe(role);
   });
