@@ -68,20 +68,21 @@ async function main(): Promise<void> {
   );
 }
 
-function printBanner(config: Config, app: App | null): void {
+function printBanner(config: Config, app: App): void {
   const lines: string[] = [''];
-  if (app) {
-    const base = baseUrlOf(config, app);
+  const base = baseUrlOf(config, app);
+  if (config.role !== 'worker') {
     lines.push(`Merchant Payments Service (${config.mode}) listening on ${base}`);
     lines.push(`  API base:  ${base}/api/v2`);
     lines.push(`  API docs:  ${base}/docs   (OpenAPI: ${base}/openapi.json)`);
     lines.push(`  Public base for payer and onboarding links: ${config.publicBaseUrl}`);
   } else {
     lines.push(`Merchant Payments Service (${config.mode}) running workers only (ROLE=worker)`);
+    lines.push(`  /healthz, /readyz and /metrics on ${base}`);
   }
   lines.push(`  Database:  ${describeDatabase(config.database)}`);
-  if (config.databaseReplica && app) lines.push(`  Replica:   ${describeDatabase(config.databaseReplica)} (lists, movements, statements)`);
-  if (!config.adminToken) lines.push('', 'Operator API /admin/v1 is off: set ADMIN_TOKEN (16+ characters) to enable it.');
+  if (config.databaseReplica && config.role !== 'worker') lines.push(`  Replica:   ${describeDatabase(config.databaseReplica)} (lists, movements, statements)`);
+  if (!config.adminToken && config.role !== 'worker') lines.push('', 'Operator API /admin/v1 is off: set ADMIN_TOKEN (16+ characters) to enable it.');
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }
 

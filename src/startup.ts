@@ -33,8 +33,8 @@ export class StartupGate {
 export interface RunningService {
   config: Config;
   db: Database;
-  /** The HTTP app, listening; null with ROLE=worker. */
-  app: App | null;
+  /** The HTTP app, listening: the whole API, or with ROLE=worker only /healthz, /readyz and /metrics. */
+  app: App;
   /**
    * Resolves once the database is migrated, the first-run sandbox accounts exist and the workers run:
    * with the sandbox credentials when this start created them, else null. Rejects only on an error that
@@ -68,11 +68,8 @@ export async function startService(config: Config, options: StartOptions): Promi
   // One registry for the HTTP metrics and the workers' (webhook deliveries, outbox lag), served on /metrics.
   const metrics: Registry = createMetricsRegistry();
 
-  let app: App | null = null;
-  if (config.role !== 'worker') {
-    app = await buildApp(context, { logger: log, metrics, startupGate: gate });
-    await app.listen({ port: config.port, host: config.host });
-  }
+  const app = await buildApp(context, { logger: log, metrics, startupGate: gate, operationsOnly: config.role === 'worker' });
+  await app.listen({ port: config.port, host: config.host });
 
   const stopping = new AbortController();
   const running: { workers: WorkerRunner | null } = { workers: null };
@@ -98,7 +95,7 @@ export async function startService(config: Config, options: StartOptions): Promi
     async close() {
       stopping.abort();
       await ready.catch(() => {});
-      await app?.close(); // stops accepting, finishes in-flight requests
+      await app.close(); // stops accepting, finishes in-flight requests
       await running.workers?.stop(); // finishes the current batch of each job
       await replicaDb?.close();
       await db.close();

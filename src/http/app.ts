@@ -51,6 +51,11 @@ export interface BuildAppOptions {
    * operational ones answers 503 with Retry-After. Without one the database is taken as ready (tests).
    */
   startupGate?: { readonly isOpen: boolean };
+  /**
+   * Only the operational routes — /healthz, /readyz, /metrics (ROLE=worker: a supervisor and Prometheus
+   * reach a worker process as they reach an API process, and its jobs' metrics are served).
+   */
+  operationsOnly?: boolean;
 }
 
 export async function buildApp(context: AppContext, options: BuildAppOptions = {}): Promise<App> {
@@ -149,9 +154,10 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     transformObject: completeDocument(documentedRoutes) as never,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
+  if (!options.operationsOnly) await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
 
   await app.register(operationsRoutes, { ...context, metrics, startupGate: options.startupGate });
+  if (options.operationsOnly) return app;
   if (config.adminToken) await app.register(adminRoutes, { ...context, prefix: '/admin/v1' });
   for (const routes of CAPABILITY_ROUTES) await app.register(routes, context);
   for (const plugin of options.plugins ?? []) await app.register(plugin, context);
