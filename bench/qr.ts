@@ -1,6 +1,6 @@
 // QR benchmarks (BENCHMARKS.md): POST /api/v2/simple-qrs with its image, and GET /api/v2/simple-qrs/{id}
 // (POS polling) with and without If-None-Match, each beside a baseline measured in the same run.
-// Runs the real service (`src/main.ts`) as its own process on a fresh PostgreSQL database with
+// Runs the real service (the compiled `dist/main.js`, bench/lib/service.ts) as its own process on a fresh PostgreSQL database with
 // RATE_LIMIT=off, and a bare Fastify process as the baseline.
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/qr.ts [seconds per run, 5] [rounds, 3]
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,7 +11,8 @@ import { availableParallelism, loadavg } from 'node:os';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { adminQuery } from './scratch-database.ts';
 import QRCode from 'qrcode';
-import { waitUntilReady } from './ready.ts';
+import { autocannonPercentiles, reportFigures, type Figure } from './lib/figures.ts';
+import { startBenchService, type BenchService } from './lib/service.ts';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const seconds = Number(process.argv[2] ?? 5);
@@ -45,6 +46,7 @@ interface Result {
   p99: number;
   non2xx: number;
   errors: number;
+  percentiles: Array<[number, number]>;
 }
 
 async function run(name: string, options: autocannon.Options): Promise<Result> {
@@ -56,8 +58,9 @@ async function run(name: string, options: autocannon.Options): Promise<Result> {
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    percentiles: autocannonPercentiles(result),
   };
-  process.stdout.write(`${JSON.stringify(summary)}\n`);
+  process.stdout.write(`${JSON.stringify({ ...summary, percentiles: undefined })}\n`);
   return summary;
 }
 
@@ -86,13 +89,11 @@ async function main(): Promise<void> {
   const database = `mps_bench_${randomBytes(4).toString('hex')}`;
   await admin(`create database ${database}`);
   const children: ChildProcess[] = [];
+  let service: BenchService | null = null;
   try {
-    const service = await start(['src/main.ts'], {
-      DATABASE_URL: databaseUrlWithName(serverUrl, database), PORT: String(SERVICE_PORT), RATE_LIMIT: 'off', LOG_LEVEL: 'info',
-      ADMIN_TOKEN, PUBLIC_BASE_URL: 'https://pay.example.com', MODE: 'sandbox',
-    }, /listening on/);
-    children.push(service);
-    await waitUntilReady(`http://127.0.0.1:${SERVICE_PORT}`);
+    service = await startBenchService(SERVICE_PORT, {
+      DATABASE_URL: databaseUrlWithName(serverUrl, database), ADMIN_TOKEN, PUBLIC_BASE_URL: 'https://pay.example.com',
+    });
     const merchant = await json('POST', '/admin/v1/merchants', { name: 'Bench Tienda Pérez', city: 'La Paz' }, { authorization: `Bearer ${ADMIN_TOKEN}` });
     const key = { 'x-api-key': merchant.api_key as string };
     const createBody = JSON.stringify({ business_code: merchant.business_code, amount: 150.5, description: 'Order 42', qr_expiration: '+1d' });
@@ -174,11 +175,30 @@ async function main(): Promise<void> {
       const sameBody = sameBodyRatios[index]!.map(percent).join(' / ');
       process.stdout.write(`| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${percent(r.ratio)} % | ${perRound} % | ${sameBody} % |\n`);
     });
+    reportFigures(figuresOf(results, rounds));
   } finally {
+    await service?.stop();
     for (const child of children) child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await admin(`drop database if exists ${database} with (force)`);
   }
+}
+
+/** The cases as report figures: each its median round, divided by the bare /hello runs around it, with the issue's targets. */
+function figuresOf(results: Array<Result & { baseline: number; ratio: number }>, rounds: Array<Array<{ ratio: number }>>): Figure[] {
+  const [, healthz, roundRobin, staticRead, notModified, create] = results;
+  const perRound = (index: number) => `ratio per round ${rounds.map((round) => round[index]!.ratio.toFixed(2)).join(' / ')}; ${CONNECTIONS} connections, ${seconds} s per run, median of ${rounds.length} rounds`;
+  const figure = (r: Result & { baseline: number; ratio: number }, index: number, target?: Figure['target']): Figure => ({
+    group: 'qr', name: r.name, value: r.requestsPerSecond, unit: 'req/s', p50Ms: r.p50, p99Ms: r.p99,
+    ceiling: { name: 'bare Fastify GET /hello', value: r.baseline }, percentiles: r.percentiles, target, note: perRound(index),
+  });
+  return [
+    figure(healthz!, 1),
+    figure(roundRobin!, 2, { text: '≥ 0.60 × bare Fastify', met: roundRobin!.ratio >= 0.6 }),
+    figure(staticRead!, 3, { text: '≥ 0.60 × bare Fastify', met: staticRead!.ratio >= 0.6 }),
+    figure(notModified!, 4, { text: 'higher than the 200 read', met: notModified!.ratio > roundRobin!.ratio }),
+    figure(create!, 5, { text: '≥ 900 req/s', met: create!.requestsPerSecond >= 900 }),
+  ];
 }
 
 await main();

@@ -11,7 +11,6 @@
 //     target is ≥ 50,000 rows/s;
 //  3. the baseline of the same run: a primary-key SELECT of the balance through the same service
 //     (GET /api/v2/balance), to show what a statement costs against the cheapest read.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import autocannon from 'autocannon';
@@ -21,7 +20,8 @@ import { databaseUrlWithName } from '../src/db/url.ts';
 import { createMerchant } from '../src/merchants/service.ts';
 import { formatWallClock } from '../src/time.ts';
 import { seedHistory } from '../test/helpers/journal-seed.ts';
-import { waitUntilReady } from './ready.ts';
+import { autocannonPercentiles, reportFigures } from './lib/figures.ts';
+import { startBenchService, type BenchService } from './lib/service.ts';
 import { adminQuery } from './scratch-database.ts';
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -34,14 +34,17 @@ async function load(path: string, apiKey: string, connections: number) {
   const result = await autocannon({
     url: `http://127.0.0.1:${PORT}${path}`, connections, duration: DURATION_SECONDS, headers: { 'x-api-key': apiKey },
   });
-  return { perSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
+  return {
+    perSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors,
+    percentiles: autocannonPercentiles(result),
+  };
 }
 
 async function main(): Promise<void> {
   const name = `mps_bench_${randomBytes(4).toString('hex')}`;
   await adminQuery(SERVER_URL, `create database ${name}`);
   const url = databaseUrlWithName(SERVER_URL, name);
-  let service: ChildProcess | null = null;
+  let service: BenchService | null = null;
   try {
     const db = await openPostgres({ url, queryTimeoutMs: 0 }); // seeding a million entries takes longer than a request may
     await migrate(db);
@@ -55,11 +58,7 @@ async function main(): Promise<void> {
     const seedSeconds = (performance.now() - seeding) / 1000;
     await db.close();
 
-    service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { ...process.env, DATABASE_URL: url, PORT: String(PORT), RATE_LIMIT: 'off', LOG_LEVEL: 'warn', SANDBOX_SETTLEMENT: 'off' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    await waitUntilReady(`http://127.0.0.1:${PORT}`);
+    service = await startBenchService(PORT, { DATABASE_URL: url });
     const apiKey = busy.apiKey;
     const to = formatWallClock(now, 'America/La_Paz').slice(0, 10);
     const from = formatWallClock(new Date(now.getTime() - 365 * DAY_MS), 'America/La_Paz').slice(0, 10);
@@ -90,12 +89,16 @@ async function main(): Promise<void> {
       `GET /api/v2/balance/entries.csv, 366 days: ${rows} rows, ${(bytes / 1048576).toFixed(1)} MiB in ${exportSeconds.toFixed(2)} s = ${(rows / exportSeconds).toFixed(0)} rows/s (target >= 50,000)`,
     ];
     process.stdout.write(`${out.join('\n')}\n`);
+    const ceiling = { name: 'GET /api/v2/balance (a primary-key read through the service)', value: Math.round(balance.perSecond) };
+    reportFigures([
+      { group: 'history', name: `GET /api/v2/balance/statement, 366 days, ${ENTRIES.toLocaleString('en-US')} entries`, value: Math.round(statement.perSecond), unit: 'req/s',
+        p50Ms: statement.p50, p99Ms: statement.p99, percentiles: statement.percentiles, ceiling,
+        target: { text: 'p99 < 200 ms', met: statement.p99 < 200 }, note: `4 connections, ${DURATION_SECONDS} s` },
+      { group: 'history', name: `GET /api/v2/balance/entries.csv, 366 days, one client`, value: Math.round(rows / exportSeconds), unit: 'rows/s',
+        target: { text: '≥ 50,000 rows/s', met: rows / exportSeconds >= 50_000 }, note: `${rows.toLocaleString('en-US')} rows, ${(bytes / 1048576).toFixed(1)} MiB in ${exportSeconds.toFixed(1)} s` },
+    ]);
   } finally {
-    if (service && service.exitCode === null) {
-      const exited = new Promise((resolve) => service!.once('exit', resolve));
-      service.kill('SIGTERM');
-      await exited;
-    }
+    await service?.stop();
     await adminQuery(SERVER_URL, `drop database if exists ${name} with (force)`);
   }
 }

@@ -6,8 +6,9 @@
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/transfers.ts
 //
 // Options (environment): BENCH_DURATION seconds per phase (default 10), BENCH_CONNECTIONS HTTP connections
-// (default 32), BENCH_MERCHANTS (default 200), BENCH_PGBENCH_CLIENTS (default 10, the service's pool size).
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+// (default 32), BENCH_MERCHANTS (default 200), BENCH_PGBENCH_CLIENTS (default 10, the service's pool size),
+// BENCH_ROUNDS (default 3: baseline, many merchants and hot merchant in turn; the figures are medians).
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,7 +21,8 @@ import { openPostgres } from '../src/db/postgres.ts';
 import * as ledger from '../src/ledger/service.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { centavos } from '../src/money.ts';
-import { waitUntilReady } from './ready.ts';
+import { autocannonPercentiles, median, reportFigures, type Figure } from './lib/figures.ts';
+import { startBenchService, type BenchService } from './lib/service.ts';
 
 const run = promisify(execFile);
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -28,6 +30,7 @@ const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const merchantCount = Number(process.env.BENCH_MERCHANTS ?? 200);
 const pgbenchClients = Number(process.env.BENCH_PGBENCH_CLIENTS ?? 10);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const PORT = 3900 + Math.floor(Math.random() * 50);
 
@@ -41,25 +44,6 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
     return await work(client);
   } finally {
     await client.end();
-  }
-}
-
-async function startService(databaseUrl: string): Promise<ChildProcess> {
-  // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service.
-  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env, DATABASE_URL: databaseUrl, PORT: String(PORT), RATE_LIMIT: 'off', ADMIN_TOKEN,
-      SANDBOX_SETTLEMENT: 'off', MODE: 'sandbox', LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  try {
-    await waitUntilReady(`http://127.0.0.1:${PORT}`);
-    return child;
-  } catch (error) {
-    child.kill();
-    throw error;
   }
 }
 
@@ -103,7 +87,9 @@ async function pgbench(databaseUrl: string, scriptText: string): Promise<{ tps: 
   }
 }
 
-async function loadTransfers(merchants: Merchant[]): Promise<{ created: number; perSecond: number; p99Ms: number; p50Ms: number; other: number }> {
+interface Load { created: number; perSecond: number; p99Ms: number; p50Ms: number; other: number; percentiles: Array<[number, number]> }
+
+async function loadTransfers(merchants: Merchant[]): Promise<Load> {
   let counter = 0;
   const result = await autocannon({
     url: `http://127.0.0.1:${PORT}`,
@@ -126,20 +112,23 @@ async function loadTransfers(merchants: Merchant[]): Promise<{ created: number; 
     }],
   });
   const created = result['2xx'];
-  return { created, perSecond: created / durationSeconds, p99Ms: result.latency.p99, p50Ms: result.latency.p50, other: result.non2xx + result.errors };
+  return {
+    created, perSecond: created / durationSeconds, p99Ms: result.latency.p99, p50Ms: result.latency.p50, other: result.non2xx + result.errors,
+    percentiles: autocannonPercentiles(result),
+  };
 }
 
 async function main(): Promise<void> {
   const name = `mps_bench_${randomBytes(4).toString('hex')}`;
   await admin((client) => client.query(`create database ${name}`));
   const databaseUrl = databaseUrlWithName(serverUrl, name);
-  let service: ChildProcess | null = null;
+  let service: BenchService | null = null;
   try {
     const db = await openPostgres({ url: databaseUrl });
     await migrate(db);
     // The baseline works on copies of the tables, so the service's ledger stays consistent.
     await db.query('create table bench_baseline_transfers (id bigint generated always as identity primary key, business_code bigint not null, amount_centavos bigint not null, created_at timestamptz not null)');
-    service = await startService(databaseUrl);
+    service = await startBenchService(PORT, { DATABASE_URL: databaseUrl, ADMIN_TOKEN });
     const merchants = await createMerchants(merchantCount);
     for (const merchant of merchants) {
       await db.transaction((tx) => ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(100_000_000), reference: 'bench funding', snapshot: {}, now: new Date() }));
@@ -149,41 +138,60 @@ async function main(): Promise<void> {
     await db.query('insert into bench_baseline_balances select * from balances');
     const first = merchants[0]!.businessCode;
     const last = merchants.at(-1)!.businessCode;
-    const baseline = await pgbench(databaseUrl, baselineScript(first, last));
-    const many = await loadTransfers(merchants);
+    // Each round measures the baseline and both loads back to back, so every ratio compares runs minutes apart at most.
+    const measured: Array<{ baseline: number; many: Load; hot: Load | null }> = [];
+    for (let round = 1; round <= rounds; round++) {
+      const baseline = (await pgbench(databaseUrl, baselineScript(first, last))).tps;
+      const many = await loadTransfers(merchants);
+      // BENCH_SKIP_HOT=1 measures only the many-merchants case (e.g. while profiling).
+      const hot = process.env.BENCH_SKIP_HOT ? null : await loadTransfers(merchants.slice(0, 1));
+      measured.push({ baseline, many, hot });
+      process.stdout.write(`[transfers] round ${round}/${rounds}: pgbench ${baseline.toFixed(0)} tps; many merchants ${many.perSecond.toFixed(0)}/s (${(many.perSecond / baseline).toFixed(2)}×)`
+        + `${hot ? `; hot merchant ${hot.perSecond.toFixed(0)}/s (${(hot.perSecond / baseline).toFixed(2)}×)` : ''}\n`);
+    }
     // Rows committed by one transaction share its xmin: transfers per transaction is the mean batch size.
     const batches = await db.query<{ transfers: number; transactions: number }>(
       'select count(*)::int8 as transfers, count(distinct xmin::text)::int8 as transactions from transfers where business_code = any($1::bigint[])',
-      [merchants.map((merchant) => merchant.businessCode)],
+      [merchants.slice(1).map((merchant) => merchant.businessCode)],
     );
-    // BENCH_SKIP_HOT=1 measures only the many-merchants case (e.g. while profiling).
-    const hot = process.env.BENCH_SKIP_HOT ? null : await loadTransfers(merchants.slice(0, 1));
     const { rows } = await db.query<{ total: number }>('select count(*) as total from transfers');
     const check = await ledger.checkLedger(db);
     await db.close();
 
-    const ratio = many.perSecond / baseline.tps;
-    const lines = [
-      `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`,
-      `pgbench baseline (debit + insert, ${pgbenchClients} clients, ${durationSeconds}s): ${baseline.tps.toFixed(0)} tps`,
-      `POST /api/v2/transfers, ${merchants.length} merchants, ${connections} connections, ${durationSeconds}s: ${many.perSecond.toFixed(0)} created/s, p50 ${many.p50Ms} ms, p99 ${many.p99Ms} ms, non-2xx ${many.other}, ${(batches.rows[0]!.transfers / batches.rows[0]!.transactions).toFixed(1)} transfers per transaction`,
-      `ratio app / baseline: ${ratio.toFixed(2)} (target >= 0.30)`,
-      hot
-        ? `hot merchant (one balance), ${connections} connections, ${durationSeconds}s: ${hot.perSecond.toFixed(0)} created/s, p50 ${hot.p50Ms} ms, p99 ${hot.p99Ms} ms, non-2xx ${hot.other}`
-        : 'hot merchant: skipped (BENCH_SKIP_HOT)',
-      // autocannon counts answers received within the duration; requests still in flight at the end are
-      // committed but not counted, so the table holds up to `connections` more rows per phase.
-      `transfers in the database: ${rows[0]!.total} (${many.created + (hot?.created ?? 0)} 201s counted); ledger check ${check.violations.length === 0 && check.problems.length === 0 ? "passes" : "FAILS"}`,
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    const books = check.violations.length === 0 && check.problems.length === 0;
+    const perTransaction = (batches.rows[0]!.transfers / batches.rows[0]!.transactions).toFixed(1);
+    const answered = measured.reduce((sum, m) => sum + m.many.created + (m.hot?.created ?? 0), 0);
+    process.stdout.write(`[transfers] machine: ${os.cpus().length} cores, load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}\n`);
+    // autocannon counts answers received within the duration; requests still in flight at the end are
+    // committed but not counted, so the table holds up to `connections` more rows per phase.
+    process.stdout.write(`[transfers] in the database: ${rows[0]!.total} (${answered} 201s counted); ledger check ${books ? 'passes' : 'FAILS'}\n`);
+    if (!books) throw new Error('the ledger check failed after the load: the books do not close');
+    reportFigures(figuresOf(measured, perTransaction));
   } finally {
-    if (service && service.exitCode === null) {
-      const exited = new Promise((resolve) => service!.once('exit', resolve));
-      service.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    }
+    await service?.stop();
     await admin((client) => client.query(`drop database if exists ${name} with (force)`));
   }
+}
+
+/** The median round of each load, by its ratio to the pgbench baseline of its own round. */
+function figuresOf(measured: Array<{ baseline: number; many: Load; hot: Load | null }>, perTransaction: string): Figure[] {
+  const ceiling = 'pgbench debit + insert';
+  const figure = (name: string, loads: Array<{ baseline: number; load: Load }>, target: number, note: string): Figure => {
+    const ratios = loads.map(({ baseline, load }) => load.perSecond / baseline);
+    const middle = loads[ratios.indexOf(median(ratios))]!;
+    return {
+      group: 'transfers', name, value: Math.round(middle.load.perSecond), unit: 'transfers/s',
+      p50Ms: middle.load.p50Ms, p99Ms: middle.load.p99Ms, percentiles: middle.load.percentiles,
+      ceiling: { name: ceiling, value: Math.round(middle.baseline) },
+      target: { text: `≥ ${target.toFixed(2)} × ${ceiling}`, met: median(ratios) >= target },
+      note: `${note}; ratio per round ${ratios.map((r) => r.toFixed(2)).join(' / ')}; ${connections} connections, ${durationSeconds} s per run, pgbench ${pgbenchClients} clients`,
+    };
+  };
+  const figures = [figure(`POST /api/v2/transfers, ${merchantCount} merchants`, measured.map((m) => ({ baseline: m.baseline, load: m.many })), 0.35,
+    `${perTransaction} transfers per transaction (group commit)`)];
+  const hot = measured.filter((m) => m.hot !== null);
+  if (hot.length > 0) figures.push(figure('POST /api/v2/transfers, one hot merchant', hot.map((m) => ({ baseline: m.baseline, load: m.hot! })), 0.15, 'one balance row: its transfers are written one transaction after another'));
+  return figures;
 }
 
 main().catch((error) => {

@@ -31,6 +31,7 @@ import { backgroundJobs } from '../src/workers/jobs.ts';
 import { WorkerRunner } from '../src/workers/runner.ts';
 import { createAppContext } from '../src/composition.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
+import { reportFigures, samplePercentiles } from './lib/figures.ts';
 
 const EVENTS = Number(process.argv[2] ?? 5000);
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -185,6 +186,19 @@ async function main(): Promise<void> {
     row('sustained: 32 writers emitting while workers deliver', `${sustainedRate.toFixed(0)} deliveries/s (emit alone: ${(EVENTS / emitSeconds).toFixed(0)} events/s)`);
     row(`latency, commit → receipt, ${latencyEvents} events at 100/s`, `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
     row(`latency, QR payment request → receipt, ${apiRequests} at ≤ 50/s`, `p50 ${percentile(apiLatencies, 50).toFixed(1)} ms, p99 ${percentile(apiLatencies, 99).toFixed(1)} ms, max ${apiLatencies.at(-1)!.toFixed(1)} ms`);
+    const ceiling = { name: 'plain keep-alive HTTP client, 64 connections', value: Math.round(baselineRate) };
+    const round1 = (ms: number) => Math.round(ms * 10) / 10;
+    reportFigures([
+      { group: 'webhooks', name: `drain: ${EVENTS} committed events, then the workers start`, value: Math.round(drainRate), unit: 'deliveries/s', ceiling,
+        target: { text: '≥ 1,500 deliveries/s', met: drainRate >= 1500 }, note: 'fan-out, claim, sign (Standard Webhooks) and record each delivery; receiver in the same process' },
+      { group: 'webhooks', name: '32 writers emit while the workers deliver', value: Math.round(sustainedRate), unit: 'deliveries/s', ceiling,
+        note: `bounded by the emit rate: ${(EVENTS / emitSeconds).toFixed(0)} events/s committed` },
+      { group: 'webhooks', name: `commit → receipt, ${latencyEvents} events at 100/s`, value: round1(percentile(latencies, 99)), unit: 'ms',
+        p50Ms: round1(percentile(latencies, 50)), p99Ms: round1(percentile(latencies, 99)), percentiles: samplePercentiles(latencies) },
+      { group: 'webhooks', name: `QR payment request → signed webhook received, ${apiRequests} payments at ≤ 50/s`, value: round1(percentile(apiLatencies, 99)), unit: 'ms',
+        p50Ms: round1(percentile(apiLatencies, 50)), p99Ms: round1(percentile(apiLatencies, 99)), percentiles: samplePercentiles(apiLatencies),
+        target: { text: 'p99 < 100 ms', met: percentile(apiLatencies, 99) < 100 } },
+    ]);
   } finally {
     await receiver.close();
     await db.close();

@@ -1,0 +1,160 @@
+// `npm run bench`: every benchmark in one go, then BENCHMARKS.md's "Latest run" and bench/latency.svg.
+//
+//   npm run bench                      # everything (about 15–20 minutes; PostgreSQL needed)
+//   npm run bench -- qr transfers      # only these scripts (the report says which were left out)
+//
+// BENCH_DATABASE_URL names the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres);
+// each script creates its scratch database there and drops it, and the scale script makes a throwaway
+// cluster of its own (initdb, pg_basebackup) for the replica — it never stops the server it is given.
+// Scripts run one after another, each as its own process with its output on screen, so no two
+// measurements share the machine. A script that fails is reported and the others still run; the
+// command then exits 1.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { buildIfStale } from '../scripts/build.mjs';
+import type { Figure } from './lib/figures.ts';
+import { renderLatencySvg, renderMarkdown, type RunFacts } from './lib/report.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const BEGIN = '<!-- npm run bench: begin (generated; edit bench/lib/report.ts, not this part) -->';
+const END = '<!-- npm run bench: end -->';
+const PLOT = 'bench/latency.svg';
+
+/** The scripts in the order they run: the machine's ceilings first, then the service's paths. */
+const SCRIPTS: Array<{ name: string; args: string[]; env?: Record<string, string> }> = [
+  { name: 'ceilings', args: ['bench/ceilings.ts'] },
+  { name: 'qr', args: ['bench/qr.ts', '5', '3'] },
+  { name: 'transfers', args: ['bench/transfers.ts'] },
+  { name: 'movements', args: ['bench/movements.ts'] },
+  { name: 'statement', args: ['bench/statement.ts', '1000000'] },
+  { name: 'webhooks', args: ['bench/webhooks-throughput.ts', '5000'] },
+  { name: 'pglite', args: ['bench/pglite.ts'] },
+  { name: 'scale', args: ['bench/scale.ts'] },
+];
+
+async function main(): Promise<number> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((name) => !SCRIPTS.some((script) => script.name === name));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown benchmark ${unknown.join(', ')}; the benchmarks are ${SCRIPTS.map((s) => s.name).join(', ')}\n`);
+    return 2;
+  }
+  const chosen = wanted.length === 0 ? SCRIPTS : SCRIPTS.filter((script) => wanted.includes(script.name));
+  const postgres = await postgresVersion();
+  if (postgres === null) return 1;
+  const startedAt = new Date();
+  const loadAtStart = loadAverage();
+  process.stdout.write(`[bench] ${chosen.length} benchmark(s) on ${describeMachine()}, ${postgres}, load average ${loadAtStart}\n`);
+  buildIfStale(); // every script runs the compiled service; building once here keeps build time out of them
+
+  const figuresFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mps-bench-')), 'figures.jsonl');
+  const failures: RunFacts['failures'] = [];
+  for (const [index, script] of chosen.entries()) {
+    process.stdout.write(`\n[bench ${index + 1}/${chosen.length}] ${script.name}: ${script.args.join(' ')}\n`);
+    const started = performance.now();
+    const code = await runScript(script.args, { BENCH_FIGURES: figuresFile, BENCH_DATABASE_URL: serverUrl, ...script.env });
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(`[bench ${index + 1}/${chosen.length}] ${script.name} ${code === 0 ? 'done' : `FAILED (exit ${code})`} in ${seconds.toFixed(0)} s\n`);
+    if (code !== 0) failures.push({ script: script.name, reason: `exit code ${code}; its output is above` });
+  }
+
+  const figures = readFigures(figuresFile);
+  fs.rmSync(path.dirname(figuresFile), { recursive: true, force: true });
+  const facts: RunFacts = {
+    startedAt,
+    minutes: (Date.now() - startedAt.getTime()) / 60_000,
+    commit: commitOf(),
+    machine: describeMachine(),
+    node: `Node ${process.version}`,
+    postgres,
+    loadAverage: { start: loadAtStart, end: loadAverage() },
+    failures,
+    skipped: SCRIPTS.filter((script) => !chosen.includes(script)).map((script) => script.name),
+  };
+  fs.writeFileSync(path.join(root, PLOT), renderLatencySvg(figures));
+  writeIntoBenchmarksPage(renderMarkdown(figures, facts, PLOT));
+  fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'bench/results/latest.json'), `${JSON.stringify({ facts, figures }, null, 2)}\n`);
+  const missed = figures.filter((figure) => figure.target && !figure.target.met);
+  process.stdout.write(`\n[bench] ${figures.length} figures written to BENCHMARKS.md and ${PLOT} in ${facts.minutes.toFixed(1)} minutes; `
+    + `${missed.length === 0 ? 'every target met' : `targets not met: ${missed.map((f) => f.name).join('; ')}`}\n`);
+  return failures.length === 0 ? 0 : 1;
+}
+
+/** The server's version, or null (with the reason on stderr) when it cannot be reached or pgbench is missing. */
+async function postgresVersion(): Promise<string | null> {
+  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ server_version: string }>('show server_version');
+    const pgbench = await runQuiet('pgbench', ['--version']);
+    if (!pgbench) {
+      process.stderr.write('[bench] pgbench is not on PATH: install the PostgreSQL client tools (apt-get install postgresql-client)\n');
+      return null;
+    }
+    return `PostgreSQL ${rows[0]!.server_version.split(' ')[0]}`;
+  } catch (error) {
+    process.stderr.write(`[bench] PostgreSQL is needed and ${new URL(serverUrl).host} did not answer (${(error as Error).message}); set BENCH_DATABASE_URL=postgres://user@host:port/database\n`);
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function runScript(args: string[], env: Record<string, string>): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: 'inherit' });
+    // Ctrl-C reaches the child through the terminal's process group; this process waits for it to clean up.
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    child.on('error', () => resolve(1));
+  });
+}
+
+function runQuiet(command: string, args: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'ignore' });
+    child.on('exit', (code) => resolve(code === 0));
+    child.on('error', () => resolve(false));
+  });
+}
+
+function readFigures(file: string): Figure[] {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Figure);
+}
+
+/** Replaces the generated part of BENCHMARKS.md, between its two markers; the pages' other sections stay. */
+function writeIntoBenchmarksPage(markdown: string): void {
+  const file = path.join(root, 'BENCHMARKS.md');
+  const page = fs.readFileSync(file, 'utf8');
+  const begin = page.indexOf(BEGIN);
+  const end = page.indexOf(END);
+  if (begin === -1 || end < begin) throw new Error(`BENCHMARKS.md has lost its markers ${BEGIN} … ${END}`);
+  fs.writeFileSync(file, `${page.slice(0, begin + BEGIN.length)}\n${markdown}\n${page.slice(end)}`);
+}
+
+function describeMachine(): string {
+  const cpus = os.cpus();
+  return `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}`;
+}
+
+function loadAverage(): string {
+  return os.loadavg().map((value) => value.toFixed(1)).join(' / ');
+}
+
+/** The commit measured, marked when the working tree differs from it. */
+function commitOf(): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' with uncommitted changes'}`;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+
+process.exitCode = await main();
