@@ -7,7 +7,7 @@ const PROBLEM_LIMIT = 100;
 
 /** One disagreement the check found: which proof failed, for which merchant, and the numbers. */
 export interface LedgerProblem {
-  check: 'entry_balanced' | 'account_balance' | 'running_balance' | 'movement_journal' | 'statement_bucket';
+  check: 'entry_balanced' | 'account_balance' | 'running_balance' | 'movement_journal' | 'statement_bucket' | 'movement_days';
   business_code: number;
   detail: string;
 }
@@ -168,6 +168,30 @@ export async function findBucketMismatches(tx: Queryable): Promise<LedgerProblem
              r.transfers_centavos::bigint, r.returns_count::int, r.returns_centavos::bigint, r.fees_count::int, r.fees_centavos::bigint,
              r.closing_centavos)
       order by 2, coalesce(b.bucket_start, r.bucket_start)
+      limit ${PROBLEM_LIMIT}`,
+  );
+  return rows;
+}
+
+/**
+ * Per-day movement counts (movement_days) that do not match the movements they count: a day row whose
+ * count differs from its movements', a row for a day without movements, or a day with movements and no row.
+ */
+export async function findMovementDayMismatches(tx: Queryable): Promise<LedgerProblem[]> {
+  const { rows } = await tx.query<LedgerProblem>(
+    `with recomputed as (
+       select business_code, type, date_bin('1 day', created_at, timestamptz '2000-01-01 00:00:00+00') as day, count(*) as movement_count
+         from movements
+        group by 1, 2, 3
+     )
+     select 'movement_days' as check, coalesce(d.business_code, r.business_code) as business_code,
+            format('%s movements on %s: movement_days says %s, the movements are %s', coalesce(d.type, r.type),
+                   to_char(coalesce(d.day, r.day) at time zone 'UTC', 'YYYY-MM-DD'), coalesce(d.movement_count, 0),
+                   coalesce(r.movement_count, 0)) as detail
+       from movement_days d
+       full join recomputed r on r.business_code = d.business_code and r.type = d.type and r.day = d.day
+      where d.movement_count is distinct from r.movement_count
+      order by 2, coalesce(d.day, r.day), coalesce(d.type, r.type)
       limit ${PROBLEM_LIMIT}`,
   );
   return rows;

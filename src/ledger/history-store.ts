@@ -40,15 +40,18 @@ export interface MovementFilter {
   beforeId: number | null;
 }
 
+/** The start of a movement's UTC day, as movement_days keys it (migration 011); a day ends 24 hours later. */
+const DAY_OF = (column: string) => `date_bin('1 day', ${column}, timestamptz '2000-01-01 00:00:00+00')`;
+
 /**
- * How many movements match `filter`, without counting the history: the per-merchant counters (kept in
- * each movement's statement) minus, for a pinned `before_id`, the few movements at or above it — an
- * index range on movements_by_merchant_and_id.
+ * How many movements match `filter`, without counting the history: the sum of the merchant's per-day
+ * counts (movement_days, kept in each movement's statement; at most 366 rows a year per type) minus, for
+ * a pinned `before_id`, the few movements at or above it — an index range on movements_by_merchant_and_id.
  */
 export async function countMovements(tx: Queryable, filter: MovementFilter): Promise<number> {
   const { rows } = await tx.query<{ total: number }>(
     `select (select coalesce(sum(movement_count), 0)
-               from movement_counters
+               from movement_days
               where business_code = $1::bigint and ($2::text is null or type = $2::text))
           - (case when $3::bigint is null then 0 else
               (select count(*) from movements
@@ -62,32 +65,82 @@ export async function countMovements(tx: Queryable, filter: MovementFilter): Pro
 const TYPE_LITERALS: Record<MovementType, string> = { payment: "'payment'", transfer: "'transfer'", refund: "'refund'" };
 
 /**
- * `limit` movements matching `filter`, newest first (date desc, id desc), after skipping `skip` of them
- * counted from the newest end (`fromOldest: false`) or from the oldest end (`fromOldest: true`, rows still
- * returned newest first). Reading a far page from the end it is near keeps the OFFSET short on either
- * side of a history of millions: both directions walk the same index (movements_history or
- * movements_history_by_type), forwards or backwards, and only the page's rows join their transfer or refund.
+ * `limit` movements matching `filter`, newest first (date desc, id desc), after skipping the `skip`
+ * newest. One statement, so one snapshot:
+ *
+ * 1. The merchant's per-day counts (summed over types without a type filter, less the movements at or
+ *    above a pinned `before_id`, grouped by their day), summed newest day first, give each day's
+ *    position in the history: `newer` movements come before its first. Days are those of created_at, the
+ *    page order's first key, so every movement of a newer day comes before an older day's, whatever
+ *    order the rows were inserted in. They give the day the page's first movement (position `skip`) is
+ *    in, and the day its last one is in.
+ * 2. The page's ids are read from the history index (movements_history or movements_history_by_type)
+ *    from whichever end is nearer: downwards from the end of the first movement's day, skipping the
+ *    movements of that day newer than the page, or upwards from the start of the last movement's day,
+ *    skipping those of that day older than the page. The OFFSET walks at most half a day of one
+ *    merchant's movements, wherever the page is — the middle of a million movements, the last page — and
+ *    a page that spans days goes on into the next one in the same index walk.
+ * 3. Only the page's rows are read through movement_history for their transfer's or refund's status.
+ *
+ * `skip` at or past the end finds no day: an empty page.
  */
 export async function findMovementsPage(
   tx: Queryable,
   filter: MovementFilter,
-  page: { skip: number; limit: number; fromOldest: boolean },
+  page: { skip: number; limit: number },
 ): Promise<MovementRow[]> {
-  const direction = page.fromOldest ? 'asc' : 'desc';
   // The type is spelled into the SQL, not left to a `$n is null or …` test, so the planner always sees
   // which of the two history indexes matches.
   const typeCondition = filter.type === null ? '' : `and type = ${TYPE_LITERALS[filter.type]}`;
-  // The page's ids are chosen on movements alone, so the OFFSET's skipped rows never join anything.
+  // `plan` is one row (none past the end). The index walks read it through scalar subqueries, computed
+  // once before the walk: the day's bound is then an index condition, and the walk not taken is gated
+  // off (a one-time filter) and never runs.
   const { rows } = await tx.query<MovementRow>(
-    `select ${MOVEMENT_COLUMNS} from movement_history
+    `with days as (
+       select day, sum(movement_count)::bigint as movements
+         from movement_days
+        where business_code = $1::bigint ${typeCondition}
+        group by day
+     ), pinned as (
+       select ${DAY_OF('created_at')} as day, count(*) as movements
+         from movements
+        where $4::bigint is not null and business_code = $1::bigint and id >= $4::bigint ${typeCondition}
+        group by 1
+     ), positioned as (
+       select day, movements, (sum(movements) over (order by day desc) - movements)::bigint as newer,
+              (sum(movements) over ())::bigint as total
+         from (select d.day, d.movements - coalesce(p.movements, 0) as movements
+                 from days d left join pinned p on p.day = d.day) counted
+     ), wanted as (
+       -- positions, newest first, of the page's first and last movement
+       select $3::bigint as first, least($3::bigint + $2::integer, max(total)) - 1 as last from positioned
+     ), plan as (
+       select f.day + interval '24 hours' as first_day_end, w.first - f.newer as newer_in_day,
+              l.day as last_day_start, l.newer + l.movements - 1 - w.last as older_in_day,
+              w.last - w.first + 1 as movements
+         from wanted w
+         join positioned f on f.newer <= w.first and w.first < f.newer + f.movements
+         join positioned l on l.newer <= w.last and w.last < l.newer + l.movements
+     )
+     select ${MOVEMENT_COLUMNS} from movement_history
       where id = any(array(
-        select id from movements
-         where business_code = $1::bigint ${typeCondition}
-           and ($4::bigint is null or id < $4::bigint)
-         order by created_at ${direction}, id ${direction}
-         limit $2::integer offset $3::integer))
-      order by created_at ${direction}, id ${direction}`,
+        (select id from movements
+          where business_code = $1::bigint ${typeCondition}
+            and (select newer_in_day <= older_in_day from plan)
+            and created_at < (select first_day_end from plan)
+            and ($4::bigint is null or id < $4::bigint)
+          order by created_at desc, id desc
+          limit (select movements from plan) offset (select newer_in_day from plan))
+        union all
+        (select id from movements
+          where business_code = $1::bigint ${typeCondition}
+            and (select newer_in_day > older_in_day from plan)
+            and created_at >= (select last_day_start from plan)
+            and ($4::bigint is null or id < $4::bigint)
+          order by created_at, id
+          limit (select movements from plan) offset (select older_in_day from plan))))
+      order by created_at desc, id desc`,
     [filter.businessCode, page.limit, page.skip, filter.beforeId],
   );
-  return page.fromOldest ? rows.reverse() : rows;
+  return rows;
 }

@@ -16,10 +16,10 @@ export const LedgerCheckSchema = Type.Object({
   balances_checked: Type.Integer(),
   entries_checked: Type.Integer(),
   problems: Type.Array(Type.Object({
-    check: StringEnum(['entry_balanced', 'account_balance', 'running_balance', 'movement_journal', 'statement_bucket']),
+    check: StringEnum(['entry_balanced', 'account_balance', 'running_balance', 'movement_journal', 'statement_bucket', 'movement_days']),
     business_code: Type.Integer(),
     detail: Type.String(),
-  }), { description: 'What the journal, the balance heads, the movements and the statement buckets disagree on (at most 100 per proof)' }),
+  }), { description: 'What the journal, the balance heads, the movements, the statement buckets and the per-day movement counts disagree on (at most 100 per proof)' }),
   violations: Type.Array(Type.Object({
     business_code: Type.Integer(),
     available: Type.Number(),

@@ -153,20 +153,16 @@ async function post(tx: Transaction, entries: EntryRequest[], options: { waitFor
 }
 
 /**
- * One page of a merchant's history, newest first. `total` comes from the movement counters, not a
- * count; a page in the older half of the history is read from the oldest end, so no OFFSET is ever
- * longer than half the history (one merchant with a million movements still answers its last page
- * through a short index walk).
+ * One page of a merchant's history, newest first. `total` is the sum of the merchant's per-day movement
+ * counts, not a count; the page is read from the nearer end of the days it starts and ends in (found
+ * from the same counts), so no OFFSET is longer than half a day of one merchant's movements, however
+ * deep the page (history-store.ts, findMovementsPage).
  */
 export async function listMovements(db: Queryable, filter: MovementFilter, page: PageRequest): Promise<Page<MovementRow>> {
   const total = await history.countMovements(db, filter);
-  const skip = pageWindow(page).offset;
+  const { offset: skip, limit } = pageWindow(page);
   if (skip >= total) return { items: [], total };
-  const limit = Math.min(page.perPage, total - skip);
-  const skipFromOldest = total - skip - limit;
-  const movements = skipFromOldest < skip
-    ? await history.findMovementsPage(db, filter, { skip: skipFromOldest, limit, fromOldest: true })
-    : await history.findMovementsPage(db, filter, { skip, limit, fromOldest: false });
+  const movements = await history.findMovementsPage(db, filter, { skip, limit });
   return { items: movements, total };
 }
 
@@ -182,9 +178,10 @@ export interface LedgerReport {
 /**
  * The ledger check: every entry balanced; every account's postings sum to its head and each posting's
  * balance_after is its running sum; the invariant of docs/api-reference.md#balance-invariant; every
- * movement agrees with its journal entries; every statement bucket with its postings. Empty lists mean
- * the books close. Every query reads one REPEATABLE READ snapshot, so a payment committed while the check
- * runs can never look like a disagreement.
+ * movement agrees with its journal entries; every statement bucket with its postings; every per-day
+ * movement count with the movements of its day. Empty lists mean the books close. Every query reads one
+ * REPEATABLE READ snapshot, so a payment committed while the check runs can never look like a
+ * disagreement.
  */
 export async function checkLedger(db: Database): Promise<LedgerReport> {
   return db.transaction(async (tx) => {
@@ -203,6 +200,7 @@ async function checkInSnapshot(tx: Transaction): Promise<LedgerReport> {
     ...await checks.findRunningBalanceBreaks(tx),
     ...await checks.findMovementJournalMismatches(tx),
     ...await checks.findBucketMismatches(tx),
+    ...await checks.findMovementDayMismatches(tx),
   ];
   return { balancesChecked, entriesChecked, violations, problems };
 }

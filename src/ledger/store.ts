@@ -1,6 +1,6 @@
 // SQL of balances and the journal. Every change of money is one statement, postEntries: it moves the
 // balance heads, writes the movement a change opens, the journal entry and its postings, the statement
-// bucket and the movement counter — so none of them can exist without the others (docs/journal.md).
+// bucket and the movement's day count — so none of them can exist without the others (docs/journal.md).
 import type { Queryable } from '../db/database.ts';
 import type { Centavos } from '../money.ts';
 import { ACCOUNTS, ENTRY_SHAPES, legAmount, type EntryKind } from './entries.ts';
@@ -149,9 +149,14 @@ export async function postEntries(
          fees_centavos = ledger_buckets.fees_centavos + excluded.fees_centavos,
          closing_centavos = excluded.closing_centavos
      ), counted as (
-       insert into movement_counters (business_code, type, movement_count)
-       select business_code, type, 1 from moved
-       on conflict (business_code, type) do update set movement_count = movement_counters.movement_count + 1
+       -- The day of the movement's created_at (migration 011), the day the history shows it in. The service
+       -- posts to a merchant at most once per call (post() in service.ts), so this is one row per merchant
+       -- and no two rows of the INSERT meet on one (business_code, type, day), which ON CONFLICT could not
+       -- update twice; grouping keeps the count right even if that ever changed.
+       insert into movement_days (business_code, type, day, movement_count)
+       select business_code, type, date_bin('1 day', created_at, timestamptz '2000-01-01 00:00:00+00'), count(*)
+         from moved group by 1, 2, 3
+       on conflict (business_code, type, day) do update set movement_count = movement_days.movement_count + excluded.movement_count
      )
      select l.business_code is not null as has_balance, e.id as entry_id, e.movement_id,
             m.id as new_movement_id, m.type, m.amount_centavos, m.currency, m.reference, m.snapshot, m.created_at

@@ -1,10 +1,10 @@
 // Seeds a merchant's history in bulk, straight into the ledger's tables, as the posting statement would
 // have written it: `count` movements one `spacingMs` apart — payments of 2.50, and with `transferEvery`
 // every n-th a transfer of 1.00 that the bank settled — each with its movement (and transfer row), its
-// balanced entries, postings with running balances, the statement buckets, the counters and the balance
-// heads, so the ledger check passes on the result. The statement, export and movements benchmarks and
-// the export's memory test need a year of a busy merchant in seconds, which a million HTTP requests
-// would not give. The merchant must have no history yet.
+// balanced entries, postings with running balances, the statement buckets, the per-day movement counts
+// and the balance heads, so the ledger check passes on the result. The statement, export and movements
+// benchmarks and the export's memory test need a year of a busy merchant in seconds, which a million
+// HTTP requests would not give. The merchant must have no history yet.
 import type { Database } from '../../src/db/database.ts';
 
 export interface SeedOptions {
@@ -71,9 +71,9 @@ export async function seedHistory(db: Database, businessCode: number, { count, s
       [businessCode],
     );
     await tx.query(
-      `insert into movement_counters (business_code, type, movement_count)
-       select business_code, type, count(*) from movements where business_code = $1::bigint group by 1, 2
-       on conflict (business_code, type) do update set movement_count = excluded.movement_count`,
+      `insert into movement_days (business_code, type, day, movement_count)
+       select business_code, type, date_bin('1 day', created_at, timestamptz '2000-01-01 00:00:00+00'), count(*)
+         from movements where business_code = $1::bigint group by 1, 2, 3`,
       [businessCode],
     );
   });

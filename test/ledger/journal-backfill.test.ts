@@ -1,6 +1,7 @@
 // Migration 007 journals a database written before the journal existed (docs/journal.md#backfill): after
 // it, the ledger check passes, every movement has its entries dated when they happened, and a transfer
-// that came back has its return on the day it failed, not on the day it was made.
+// that came back has its return on the day it failed, not on the day it was made. Migration 011 then
+// counts the old movements per day of their date, in place of the old service's counters.
 import { describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { openPglite } from '../../src/db/pglite.ts';
@@ -15,7 +16,7 @@ const DAY1 = '2026-11-02T15:00:00Z';
 const DAY2 = '2026-11-03T15:00:00Z';
 const DAY3 = '2026-11-04T15:00:00Z';
 
-/** The rows a wave-1 service would have written: movements edited in place, balances that agree with them. */
+/** The rows a wave-1 service would have written: movements edited in place, counters and balances that agree with them. */
 async function writeOldHistory(db: Database): Promise<number> {
   const { rows } = await db.query<{ business_code: number }>("insert into merchants (name, ach_enabled) values ('Old Shop', true) returning business_code");
   const merchant = rows[0]!.business_code;
@@ -85,6 +86,17 @@ describe.each(databaseKinds())('the journal backfill on %s', (kind) => {
         ['transfer_return', new Date(DAY3).toISOString(), 20_000],
         ['transfer', new Date(DAY3).toISOString(), -10_000],
       ]);
+      // Migration 011 replaced the counters the old service kept with counts per day of each movement's date.
+      const { rows: days } = await database.db.query<{ type: string; day: string; movement_count: number }>(
+        `select type, to_char(day at time zone 'UTC', 'YYYY-MM-DD') as day, movement_count
+           from movement_days where business_code = $1::bigint order by day, type`, [merchant]);
+      expect(days.map((d) => [d.type, d.day, d.movement_count])).toEqual([
+        ['payment', '2026-11-02', 1], ['transfer', '2026-11-02', 1],
+        ['payment', '2026-11-03', 1], ['transfer', '2026-11-03', 2],
+        ['transfer', '2026-11-04', 1],
+      ]);
+      const { rows: counters } = await database.db.query<{ found: boolean }>("select to_regclass('public.movement_counters') is not null as found");
+      expect(counters).toEqual([{ found: false }]);
       const { rows: fee } = await database.db.query<{ kind: string }>('select kind from journal_entries where business_code = 1000');
       expect(fee).toEqual([{ kind: 'activation_fee' }]);
       // The movements keep their statuses, now read from the transfers.

@@ -97,12 +97,22 @@ function ledgerRoom(getDb: () => Database) {
       );
       return rows;
     },
+    /** The merchant's movement counts by type: its per-day counts (movement_days) summed over the days. */
     async counters(businessCode: number): Promise<Record<string, number>> {
       const { rows } = await db().query<{ type: string; movement_count: number }>(
-        'select type, movement_count from movement_counters where business_code = $1::bigint',
+        'select type, sum(movement_count)::int8 as movement_count from movement_days where business_code = $1::bigint group by type',
         [businessCode],
       );
       return Object.fromEntries(rows.map((r) => [r.type, r.movement_count]));
+    },
+    /** The merchant's per-day counts as `type day count` lines, days as UTC dates. */
+    async days(businessCode: number): Promise<string[]> {
+      const { rows } = await db().query<{ line: string }>(
+        `select format('%s %s %s', type, to_char(day at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI'), movement_count) as line
+           from movement_days where business_code = $1::bigint order by day, type`,
+        [businessCode],
+      );
+      return rows.map((r) => r.line);
     },
     async eventCount(businessCode: number): Promise<number> {
       const { rows } = await db().query<{ n: number }>(
@@ -280,6 +290,21 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
       { kind: 'transfer', posted_at: monday },
       { kind: 'transfer_return', posted_at: wednesday },
     ]);
+  });
+
+  it('counts each movement in the UTC day of its date, also when dates go backwards', async () => {
+    const merchant = await room.newMerchant();
+    await room.credit(merchant, 1_000, new Date('2026-11-23T23:59:59.999Z'));
+    await room.credit(merchant, 1_000, new Date('2026-11-24T00:00:00.000Z'));
+    await room.debit(merchant, 100, new Date('2026-11-24T03:59:00.000Z')); // 23:59 the day before in La Paz: still the 24th in UTC
+    await room.credit(merchant, 1_000, new Date('2026-11-20T12:00:00.000Z')); // a clock days behind: the posting is not, the movement's date is
+    expect(await room.days(merchant)).toEqual([
+      'payment 2026-11-20T00:00 1',
+      'payment 2026-11-23T00:00 1',
+      'payment 2026-11-24T00:00 1',
+      'transfer 2026-11-24T00:00 1',
+    ]);
+    expect((await room.check()).problems).toEqual([]);
   });
 
   it('posting times never go backwards for a merchant, even when the caller\'s clock does', async () => {
@@ -481,6 +506,37 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
         expect((await room.check()).problems).toEqual([expect.objectContaining({ check: 'statement_bucket', business_code: merchant })]);
       } finally {
         await database.db.query('update ledger_buckets set payments_count = payments_count - 1 where business_code = $1::bigint', [merchant]);
+      }
+      expect((await room.check()).problems).toEqual([]);
+    });
+
+    it('catches a per-day movement count that does not match the movements of its day', async () => {
+      const merchant = await room.newMerchant();
+      await room.credit(merchant, 1_000, new Date('2026-11-23T10:00:00.000Z'));
+      await room.credit(merchant, 1_000, new Date('2026-11-24T10:00:00.000Z'));
+      const problemsOf = async () => (await room.check()).problems;
+      // A day counted once too often.
+      await database.db.query(
+        "update movement_days set movement_count = movement_count + 1 where business_code = $1::bigint and day = '2026-11-24T00:00:00Z'", [merchant]);
+      try {
+        expect(await problemsOf()).toEqual([{
+          check: 'movement_days', business_code: merchant, detail: 'payment movements on 2026-11-24: movement_days says 2, the movements are 1',
+        }]);
+      } finally {
+        await database.db.query(
+          "update movement_days set movement_count = movement_count - 1 where business_code = $1::bigint and day = '2026-11-24T00:00:00Z'", [merchant]);
+      }
+      // A day's movements without their row, and a row for a day without movements.
+      await database.db.query(
+        "update movement_days set day = '2026-11-25T00:00:00Z' where business_code = $1::bigint and day = '2026-11-23T00:00:00Z'", [merchant]);
+      try {
+        expect(await problemsOf()).toEqual([
+          { check: 'movement_days', business_code: merchant, detail: 'payment movements on 2026-11-23: movement_days says 0, the movements are 1' },
+          { check: 'movement_days', business_code: merchant, detail: 'payment movements on 2026-11-25: movement_days says 1, the movements are 0' },
+        ]);
+      } finally {
+        await database.db.query(
+          "update movement_days set day = '2026-11-23T00:00:00Z' where business_code = $1::bigint and day = '2026-11-25T00:00:00Z'", [merchant]);
       }
       expect((await room.check()).problems).toEqual([]);
     });

@@ -45,7 +45,7 @@ describe.each(databaseKinds())('balance movements on %s', (kind) => {
     expect(response.status).toBe(200);
     expect(response.body.meta).toEqual({ current_page: 1, last_page: Math.max(1, Math.ceil(count / 15)), per_page: 15, total: count });
     expect(response.body.data).toHaveLength(Math.min(15, count));
-    // Pages read from either end of the index join up into the whole history, newest first.
+    // Pages join up into the whole history, newest first.
     expect(await allPages(merchant.apiKey, 15)).toEqual([...ids].reverse());
     expect(await allPages(merchant.apiKey, 4)).toEqual([...ids].reverse());
   });
@@ -114,6 +114,67 @@ describe.each(databaseKinds())('balance movements on %s', (kind) => {
     expect(olderPayments.body.meta.total).toBe(1);
     expect(olderPayments.body.data.map((m: { id: number }) => m.id)).toEqual([ids[0]]);
   });
+
+  // Pages are found from per-day counts of the movements' dates (migration 011): a model check that every
+  // page is the slice of the whole history sorted by (date desc, id desc), with the history written out of
+  // date order (ids do not follow dates), page boundaries on day boundaries, equal dates, a day without
+  // movements, and pins that take part of one day's movements and all of another's out of the count.
+  it('every page, with and without type and before_id, is the slice of the history sorted by date and id', async () => {
+    const merchant = await t.createMerchant();
+    const started = t.clock.now().toISOString();
+    // Written in this order, each batch newest date first; 2026-11-23 has no movements. Per day, newest
+    // first: 6 on the 24th, 4 on the 22nd, 3 on the 21st (written last), 5 on the 20th — page sizes 1, 2,
+    // 3, 6 … put page boundaries exactly on the ends of days.
+    const plan: Array<[string, 'credit' | 'debit']> = [
+      ['2026-11-24T23:59:59.999Z', 'credit'], ['2026-11-24T12:00:00.000Z', 'credit'], ['2026-11-24T12:00:00.000Z', 'debit'],
+      ['2026-11-24T06:00:00.000Z', 'credit'], ['2026-11-24T00:00:00.000Z', 'debit'], ['2026-11-24T00:00:00.000Z', 'credit'],
+      ['2026-11-22T23:59:59.999Z', 'debit'], ['2026-11-22T18:00:00.000Z', 'credit'], ['2026-11-22T09:30:00.000Z', 'credit'],
+      ['2026-11-22T00:00:00.000Z', 'debit'],
+      ['2026-11-20T23:59:59.999Z', 'credit'], ['2026-11-20T20:00:00.000Z', 'debit'], ['2026-11-20T20:00:00.000Z', 'debit'],
+      ['2026-11-20T01:00:00.000Z', 'credit'], ['2026-11-20T00:00:00.000Z', 'credit'],
+      ['2026-11-21T23:59:59.999Z', 'debit'], ['2026-11-21T10:00:00.000Z', 'credit'], ['2026-11-21T00:00:00.000Z', 'credit'],
+    ];
+    const written: Array<{ id: number; date: string; type: 'payment' | 'transfer' }> = [];
+    try {
+      for (const [date, direction] of plan) {
+        t.clock.set(date);
+        written.push({ id: await move(merchant, direction, direction === 'credit' ? 100 : 1), date, type: direction === 'credit' ? 'payment' : 'transfer' });
+      }
+    } finally {
+      t.clock.set(started);
+    }
+    const ids = written.map((m) => m.id);
+    const model = (type: string | null, beforeId: number | null) => written
+      .filter((m) => (type === null || m.type === type) && (beforeId === null || m.id < beforeId))
+      .sort((a, b) => b.date.localeCompare(a.date) || b.id - a.id)
+      .map((m) => m.id);
+    // Not the order of writing: the model would pass for a history read in id order otherwise.
+    expect(model(null, null)).not.toEqual([...ids].reverse());
+
+    const pins = [
+      null,
+      Math.max(...ids) + 1, // pins nothing out
+      ids[15]!, // the 21st's three movements: a day whose count drops to 0
+      ids[8]!, // the 22nd's oldest two, the 20th's and the 21st's: part of a day
+      ids[1]!, // all but the newest movement
+    ];
+    for (const type of [null, 'payment', 'transfer', 'refund']) {
+      for (const beforeId of pins) {
+        const expected = model(type, beforeId);
+        const query = `${type === null ? '' : `&type=${type}`}${beforeId === null ? '' : `&before_id=${beforeId}`}`;
+        for (const perPage of [1, 2, 3, 4, 6, 7, 18]) {
+          const lastPage = Math.max(1, Math.ceil(expected.length / perPage));
+          for (let page = 1; page <= lastPage + 1; page++) {
+            const response = await history(merchant.apiKey, `?per_page=${perPage}&page=${page}${query}`);
+            const where = `type=${type} before_id=${beforeId} per_page=${perPage} page=${page}`;
+            expect(response.status, where).toBe(200);
+            expect(response.body.meta, where).toEqual({ current_page: page, last_page: lastPage, per_page: perPage, total: expected.length });
+            expect(response.body.data.map((m: { id: number }) => m.id), where).toEqual(expected.slice((page - 1) * perPage, page * perPage));
+          }
+        }
+      }
+    }
+  }, 120_000);
 
   it('answers 422 naming each bad parameter, and never coerces nonsense', async () => {
     const merchant = await t.createMerchant();
