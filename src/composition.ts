@@ -2,6 +2,7 @@
 // registries and caches, and wires them into the AppContext that startup.ts (the HTTP app and the
 // workers), the CLI and the tests all use. Capabilities never import this file.
 import type { AppContext, BaseContext } from './context.ts';
+import { primaryReads } from './db/replica.ts';
 import { MerchantDisplayCache } from './merchants/display-cache.ts';
 import { ACTIVATION_PURPOSE, completeByActivationPayment } from './onboarding/service.ts';
 import { PaymentPurposes, type PaymentPurposeHandler } from './qr/purposes.ts';
@@ -14,7 +15,7 @@ export interface ComposeOptions {
 export function createAppContext(base: BaseContext, options: ComposeOptions = {}): AppContext {
   return {
     ...base,
-    replica: base.replica ?? base.db,
+    replica: base.replica ?? primaryReads(base.db),
     purposes: new PaymentPurposes({ [ACTIVATION_PURPOSE]: completeByActivationPayment, ...options.purposes }),
     merchantDisplays: new MerchantDisplayCache(),
   };

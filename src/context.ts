@@ -3,7 +3,7 @@
 // system time around it, and no module keeps state of its own at module level.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
-import type { Database, ReadDatabase } from './db/database.ts';
+import type { Database, LaggingReads } from './db/database.ts';
 import type { MerchantDisplayCache } from './merchants/display-cache.ts';
 import type { PaymentPurposes } from './qr/purposes.ts';
 import type { Clock } from './time.ts';
@@ -13,8 +13,8 @@ export interface BaseContext {
   config: Config;
   db: Database;
   clock: Clock;
-  /** The read replica of DATABASE_REPLICA_URL (db/replica.ts); `db` when there is none. */
-  replica?: ReadDatabase;
+  /** The read replica of DATABASE_REPLICA_URL (db/replica.ts); the primary when there is none. */
+  replica?: LaggingReads;
 }
 
 export interface AppContext extends BaseContext {
@@ -22,7 +22,7 @@ export interface AppContext extends BaseContext {
    * Where reads that may lag go — lists, movements, statements, the journal export: the replica, or `db`.
    * Never a read that must see the caller's own writes (a QR's status, idempotency, balances, money).
    */
-  replica: ReadDatabase;
+  replica: LaggingReads;
   /** Handlers of the internal QR purposes (qr/purposes.ts). */
   purposes: PaymentPurposes;
   /** Merchant name, city and MCC for QR payloads and pages. */

@@ -31,6 +31,10 @@ async function main(): Promise<void> {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
+    if ((error as { code?: unknown }).code === 'EADDRINUSE') {
+      process.stderr.write(`Cannot listen on ${config.host}:${config.port}: another process listens there. Give every process its own PORT (a ROLE=worker too: it serves /healthz, /readyz and /metrics).\n`);
+      process.exit(1);
+    }
     process.stderr.write(`Cannot start (${describeDatabase(config.database)}): ${describeError(error).message ?? String(error)}\n`);
     process.exit(1);
   }

@@ -60,9 +60,9 @@ export async function startService(config: Config, options: StartOptions): Promi
   const db = await openDatabase(config.database, { purpose: 'service', onBackgroundError, queryTimeoutMs: config.databaseQueryTimeoutMs });
   // Only the API reads lists; a worker never opens the replica.
   const replicaDb = config.databaseReplica && config.role !== 'worker'
-    ? await openDatabase(config.databaseReplica, { purpose: 'replica', onBackgroundError, queryTimeoutMs: config.databaseQueryTimeoutMs })
+    ? await openDatabase(config.databaseReplica, { purpose: 'replica', onBackgroundError, queryTimeoutMs: config.databaseQueryTimeoutMs, readOnly: true })
     : null;
-  const replica = replicaDb ? replicaWithFallback(replicaDb, db, fallbackLogger(log)) : undefined;
+  const replica = replicaDb ? replicaWithFallback(replicaDb, db, { onFallback: fallbackLogger(log) }) : undefined;
   const context = createAppContext({ config, db, clock: options.clock ?? systemClock, replica });
   const gate = new StartupGate();
   // One registry for the HTTP metrics and the workers' (webhook deliveries, outbox lag), served on /metrics.
@@ -79,6 +79,7 @@ export async function startService(config: Config, options: StartOptions): Promi
       return createSandboxAccountsIfEmpty(context);
     }, { log, signal: stopping.signal, maxDelayMs: options.maxRetryDelayMs ?? 5_000 });
     gate.markOpen();
+    if (replicaDb) void warnUnlessStandby(replicaDb, log);
     if (config.role !== 'api' && !stopping.signal.aborted) {
       running.workers = new WorkerRunner(db, log, backgroundJobs(context, { metrics, onError: onBackgroundError }));
       await running.workers.start();
@@ -97,10 +98,23 @@ export async function startService(config: Config, options: StartOptions): Promi
       await ready.catch(() => {});
       await app.close(); // stops accepting, finishes in-flight requests
       await running.workers?.stop(); // finishes the current batch of each job
-      await replicaDb?.close();
-      await db.close();
+      try {
+        await replicaDb?.close();
+      } finally {
+        await db.close();
+      }
     },
   };
+}
+
+/** A DATABASE_REPLICA_URL that names a primary (the primary itself, by another name) offloads nothing: say so. */
+async function warnUnlessStandby(replica: Database, log: FastifyBaseLogger): Promise<void> {
+  try {
+    const { rows } = await replica.query<{ standby: boolean }>('select pg_is_in_recovery() as standby');
+    if (!rows[0]?.standby) log.warn('DATABASE_REPLICA_URL is not a standby (pg_is_in_recovery() is false): lists read a primary');
+  } catch {
+    // unreachable now: its reads go to the primary, and the fallback logs that
+  }
 }
 
 /** Logs a read sent to the primary because the replica could not serve it: at the first, then at most every 30 s. */

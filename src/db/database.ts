@@ -33,12 +33,25 @@ export interface Transaction extends Queryable {
 export type DatabaseKind = 'postgres' | 'pglite';
 
 /**
- * What a read that may lag needs (db/replica.ts): single statements, and a transaction when several must
- * read one snapshot. A replica's transactions are read-only.
+ * What a read needs: single statements, and a transaction when several must read one snapshot. The work
+ * given to `transaction` only reads and returns what it read (db/replica.ts may run it again elsewhere).
  */
 export interface ReadDatabase extends Queryable {
   /** Runs `work` in one transaction at READ COMMITTED; commits when it resolves, rolls back when it throws. */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Where reads that may lag go (db/replica.ts): a streaming replica when DATABASE_REPLICA_URL names one,
+ * else the primary itself.
+ */
+export interface LaggingReads extends ReadDatabase {
+  /**
+   * The same reads for one request that reads several times (a page and its total, an export's batches):
+   * they all go to one server — once one of them has gone to the primary, the rest follow — so a request
+   * never mixes a lagging replica's answers with the primary's newer ones.
+   */
+  session(): ReadDatabase;
 }
 
 export interface Database extends ReadDatabase {

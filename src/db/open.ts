@@ -12,6 +12,8 @@ export interface OpenDatabaseOptions {
   maxConnections?: number;
   /** PostgreSQL: longest wait for a statement's answer (see PostgresOptions); 0 for none. */
   queryTimeoutMs?: number;
+  /** PostgreSQL: every transaction read-only (a replica). */
+  readOnly?: boolean;
 }
 
 export async function openDatabase(target: DatabaseTarget, options: OpenDatabaseOptions): Promise<Database> {
@@ -19,6 +21,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
     case 'postgres':
       return openPostgres({
         url: target.url, onBackgroundError: options.onBackgroundError, maxConnections: options.maxConnections, queryTimeoutMs: options.queryTimeoutMs,
+        readOnly: options.readOnly,
       });
     case 'pglite-memory':
       return openPglite({ onBackgroundError: options.onBackgroundError });

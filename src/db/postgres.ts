@@ -63,6 +63,8 @@ export interface PostgresOptions {
    */
   queryTimeoutMs?: number;
   onBackgroundError?: (error: unknown, context: string) => void;
+  /** Every transaction read-only (default_transaction_read_only): a replica's pool, where a write is a bug. */
+  readOnly?: boolean;
 }
 
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
@@ -77,6 +79,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     // Pooled connections whose peer vanished without a reset are found by TCP keep-alive, not left to hang.
     keepAlive: true,
     application_name: 'merchant-payments',
+    ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
   pool.on('error', (error) => onBackgroundError(error, 'idle pool connection'));

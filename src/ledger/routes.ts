@@ -36,7 +36,7 @@ export const ledgerRoutes: CapabilityRoutes = async (app, { config, db, replica,
     const query = request.query;
     const page = pageRequest(query);
     const type = query.type === undefined || query.type === 'all' ? null : query.type;
-    const movements = await ledger.listMovements(replica, {
+    const movements = await ledger.listMovements(replica.session(), {
       businessCode: merchantOf(request.principal),
       type,
       beforeId: query.before_id ?? null,
@@ -55,7 +55,7 @@ export const ledgerRoutes: CapabilityRoutes = async (app, { config, db, replica,
     },
   }, async (request) => {
     const range = dayRange(request.query.from, request.query.to, config.serviceTimeZone, clock.now());
-    return toStatementView(await statementOf(replica, merchantOf(request.principal), range));
+    return toStatementView(await statementOf(replica.session(), merchantOf(request.principal), range));
   });
 
   app.get('/api/v2/balance/entries.csv', {
@@ -77,6 +77,6 @@ export const ledgerRoutes: CapabilityRoutes = async (app, { config, db, replica,
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="entries-${businessCode}-${range.from}-${range.to}.csv"`)
-      .send(exportEntries(replica, businessCode, range, toEntryCsvRow));
+      .send(exportEntries(replica.session(), businessCode, range, toEntryCsvRow));
   });
 };

@@ -85,7 +85,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
     const page = pageRequest(request.query);
     const now = clock.now();
     const filter = { status: request.query.status ?? null, externalReference: request.query.external_reference ?? null };
-    const qrPage = await qrs.listQrsOfMerchant(replica, businessCode, filter, now, page);
+    const qrPage = await qrs.listQrsOfMerchant(replica.session(), businessCode, filter, now, page);
     return pageBody(page, qrPage, (found) => toQrView(config, found, now));
   });
 

@@ -26,7 +26,7 @@ export const eventRoutes: CapabilityRoutes = async (app, { db, replica, clock })
   }, async (request) => {
     const page = pageRequest(request.query);
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    return pageBody(page, await events.listEventPage(replica, owner, request.query.type ?? null, page), toEventPayload);
+    return pageBody(page, await events.listEventPage(replica.session(), owner, request.query.type ?? null, page), toEventPayload);
   });
 
   app.get('/api/v2/events/:id', {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Cluster } from '../../faults/cluster.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -44,16 +45,39 @@ describeOnPostgres('a streaming read replica (DATABASE_REPLICA_URL), on %s', { t
     if (!sandbox) throw new Error('a new database should have created the sandbox accounts');
     apiKey = sandbox.apiKey;
     businessCode = sandbox.businessCode;
-    const address = service.app!.server.address();
+    const address = service.app.server.address();
     baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    // Before any list: a replica that has not replayed the migrations yet would fail the read, which would
+    // then go to the primary (and leave the replica alone for 30 s).
+    await caughtUp();
   }, 120_000);
 
   afterAll(async () => {
-    await service?.close();
-    closed?.();
-    for (const cluster of [standby, primary]) await cluster?.destroy();
-    if (parent) fs.rmSync(parent, { recursive: true, force: true });
+    try {
+      await service?.close();
+      closed?.();
+    } finally {
+      for (const cluster of [standby, primary]) await cluster?.destroy();
+      if (parent) fs.rmSync(parent, { recursive: true, force: true });
+    }
   }, 60_000);
+
+  const queryOn = async <Row>(cluster: Cluster, sql: string, params: unknown[] = []): Promise<Row[]> => {
+    const client = new pg.Client({ connectionString: cluster.url('mps') });
+    await client.connect();
+    try {
+      return (await client.query(sql, params)).rows as Row[];
+    } finally {
+      await client.end();
+    }
+  };
+  /** Waits until the standby has replayed everything the primary has written so far. */
+  const caughtUp = async () => {
+    const lsn = (await queryOn<{ lsn: string }>(primary!, 'select pg_current_wal_lsn()::text as lsn'))[0]!.lsn;
+    await eventually(async () => {
+      return (await queryOn<{ done: boolean }>(standby!, 'select pg_last_wal_replay_lsn() >= $1::pg_lsn as done', [lsn]))[0]!.done;
+    }, 'the primary\'s writes');
+  };
 
   const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(baseUrl + url, {
@@ -65,16 +89,23 @@ describeOnPostgres('a streaming read replica (DATABASE_REPLICA_URL), on %s', { t
   };
   const get = (url: string, headers: Record<string, string> = {}) => call('GET', url, undefined, headers);
   const listedQrs = async () => new Map<string, string>((await get('/api/v2/simple-qrs?per_page=100')).body.data.map((qr: any) => [qr.id, qr.status]));
-  // Today in the service's time zone (SERVICE_TIMEZONE's default), the statement's only day here.
-  const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/La_Paz' }).format(new Date());
-  const statementPath = () => `/api/v2/balance/statement?from=${today()}&to=${today()}`;
+  // Today in the service's time zone (SERVICE_TIMEZONE's default), the statement's only day here; read once,
+  // so that a run across midnight compares one day with itself.
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/La_Paz' }).format(new Date());
+  const statementPath = () => `/api/v2/balance/statement?from=${today}&to=${today}`;
   const paymentsToday = async () => (await get(statementPath())).body.days[0].payments.count as number;
   const movementsTotal = async () => (await get('/api/v2/balance/movements')).body.meta.total as number;
   /** Polls until `check` holds (the replica replays within milliseconds; the bound is for a loaded machine). */
   const eventually = async (check: () => Promise<boolean>, what: string) => {
     const deadline = Date.now() + 20_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`the replica never showed ${what}`);
+    let last: unknown = null;
+    for (;;) {
+      try {
+        if (await check()) return;
+      } catch (error) {
+        last = error; // a standby still starting refuses connections: try again
+      }
+      if (Date.now() > deadline) throw new Error(`the replica never showed ${what}${last ? ` (last error: ${String(last)})` : ''}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
@@ -86,7 +117,8 @@ describeOnPostgres('a streaming read replica (DATABASE_REPLICA_URL), on %s', { t
 
   it('a lagging replica: lists show its older state, a QR\'s status, its long poll, replays and the balance never lag', async () => {
     const paid = await createQr();
-    await eventually(async () => (await listedQrs()).has(paid.id), 'the first QR');
+    await caughtUp();
+    expect((await listedQrs()).has(paid.id)).toBe(true);
     const movementsBefore = await movementsTotal();
     const eventsBefore = (await get('/api/v2/events')).body.meta.total as number;
     const balanceBefore = (await get('/api/v2/balance')).body;
@@ -144,7 +176,7 @@ describeOnPostgres('a streaming read replica (DATABASE_REPLICA_URL), on %s', { t
     expect((await listedQrs()).has(fresh.id)).toBe(true);
     expect((await get('/api/v2/balance/movements')).status).toBe(200);
     expect((await get(statementPath())).status).toBe(200);
-    const csv = await fetch(`${baseUrl}/api/v2/balance/entries.csv?from=${today()}&to=${today()}`, { headers: { 'x-api-key': apiKey } });
+    const csv = await fetch(`${baseUrl}/api/v2/balance/entries.csv?from=${today}&to=${today}`, { headers: { 'x-api-key': apiKey } });
     expect(csv.status).toBe(200);
     expect((await csv.text()).split('\n')[0]).toMatch(/^entry_id,/);
     expect(warnings.filter((line) => line.msg === 'the read replica could not serve a read: sent to the primary')).toHaveLength(1); // logged once per 30 s, not per read
