@@ -20,6 +20,7 @@ import pg from 'pg';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { autocannonPercentiles, median, reportFigures, samplePercentiles, type Figure } from './lib/figures.ts';
 import { adminQuery } from './scratch-database.ts';
+import { anyFreePort } from '../faults/ports.ts';
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECONDS = Number(process.argv[2] ?? 5);
@@ -28,9 +29,7 @@ const CONNECTIONS = 50;
 const PGBENCH_CLIENTS = 10;
 const PK_ROWS = 1_000;
 const BALANCE_ROWS = 200;
-// Random, so this can run beside other benchmarks (their ranges: bench/qr.ts 4100–4999, bench/compiled.ts
-// 4600–4899, bench/movements.ts and bench/transfers.ts 3900–3989).
-const PORT = 5100 + Math.floor(Math.random() * 400);
+const PORT = await anyFreePort();
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** One round of one ceiling: its rate and its latency distribution. */

@@ -25,6 +25,7 @@ import autocannon from 'autocannon';
 import { int8ToNumber } from '../src/db/database.ts';
 import { autocannonPercentiles, median, reportFigures, samplePercentiles, type Figure } from './lib/figures.ts';
 import { startBenchService, type BenchService } from './lib/service.ts';
+import { anyFreePort } from '../faults/ports.ts';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -33,10 +34,7 @@ const MERCHANTS = 20;
 const QRS_PER_MERCHANT = 10;
 const WARM_UP_SECONDS = 2;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-// Random, so this can run beside other benchmarks (bench/qr.ts 4100–4999, bench/compiled.ts 4600–4899,
-// bench/ceilings.ts 5100–5499, bench/movements.ts and bench/transfers.ts 3900–3989).
-const SERVICE_PORT = 5600 + Math.floor(Math.random() * 300);
-const BARE_PORT = SERVICE_PORT + 300;
+const BARE_PORT = await anyFreePort();
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RAW_CEILING = 'PGlite raw transactions (one at a time)';
 const BARE_CEILING = `bare Fastify GET, static QR-sized body (${CONNECTIONS} connections)`;
@@ -213,7 +211,7 @@ async function main(): Promise<void> {
   let bare: ChildProcess | null = null;
   try {
     progress('starting the service on a fresh DATA_DIR (initdb and migrations)');
-    service = await startBenchService(SERVICE_PORT, { DATA_DIR: path.join(temp, 'service'), ADMIN_TOKEN });
+    service = await startBenchService({ DATA_DIR: path.join(temp, 'service'), ADMIN_TOKEN });
     const setup = await setUp(service);
     progress(`${MERCHANTS} merchants funded, ${setup.polled.length} QRs to poll`);
     bare = await startBareFastify(setup.qrShapedJson);

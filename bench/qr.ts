@@ -13,13 +13,14 @@ import { adminQuery } from './scratch-database.ts';
 import QRCode from 'qrcode';
 import { autocannonPercentiles, reportFigures, type Figure } from './lib/figures.ts';
 import { startBenchService, type BenchService } from './lib/service.ts';
+import { anyFreePort } from '../faults/ports.ts';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const seconds = Number(process.argv[2] ?? 5);
 const ROUNDS = Number(process.argv[3] ?? 3);
-// Random ports, so this can run beside other benchmarks (bench/movements.ts uses 3900–3989).
-const SERVICE_PORT = 4100 + Math.floor(Math.random() * 400);
-const BARE_PORT = SERVICE_PORT + 500;
+const BARE_PORT = await anyFreePort();
+/** The service's address, once started. */
+let serviceUrl = '';
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const CONNECTIONS = 50;
 
@@ -49,8 +50,12 @@ interface Result {
   percentiles: Array<[number, number]>;
 }
 
-async function run(name: string, options: autocannon.Options): Promise<Result> {
+/** One autocannon run; fails on an error or an answer other than the case's own (cheap errors would flatter it). */
+async function run(name: string, options: autocannon.Options, expected: string[] = ['200', '201']): Promise<Result> {
   const result = await autocannon({ connections: CONNECTIONS, duration: seconds, ...options });
+  const statuses = Object.keys((result as unknown as { statusCodeStats?: Record<string, unknown> }).statusCodeStats ?? {});
+  const unexpected = statuses.filter((status) => !expected.includes(status));
+  if (result.errors > 0 || unexpected.length > 0) throw new Error(`${name}: ${result.errors} errors, statuses ${statuses.join(', ')} (expected ${expected.join(' or ')})`);
   const summary = {
     name,
     requestsPerSecond: Math.round(result.requests.average),
@@ -65,7 +70,7 @@ async function run(name: string, options: autocannon.Options): Promise<Result> {
 }
 
 async function json(method: string, path: string, body: unknown, headers: Record<string, string>) {
-  const response = await fetch(`http://127.0.0.1:${SERVICE_PORT}${path}`, {
+  const response = await fetch(`${serviceUrl}${path}`, {
     method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
@@ -91,9 +96,10 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   let service: BenchService | null = null;
   try {
-    service = await startBenchService(SERVICE_PORT, {
+    service = await startBenchService({
       DATABASE_URL: databaseUrlWithName(serverUrl, database), ADMIN_TOKEN, PUBLIC_BASE_URL: 'https://pay.example.com',
     });
+    serviceUrl = service.url;
     const merchant = await json('POST', '/admin/v1/merchants', { name: 'Bench Tienda Pérez', city: 'La Paz' }, { authorization: `Bearer ${ADMIN_TOKEN}` });
     const key = { 'x-api-key': merchant.api_key as string };
     const createBody = JSON.stringify({ business_code: merchant.business_code, amount: 150.5, description: 'Order 42', qr_expiration: '+1d' });
@@ -105,7 +111,7 @@ async function main(): Promise<void> {
     children.push(bare);
     const etags = new Map<string, string>();
     for (const qr of qrs) {
-      const response = await fetch(`http://127.0.0.1:${SERVICE_PORT}/api/v2/simple-qrs/${qr.id}`, { headers: key });
+      const response = await fetch(`${serviceUrl}/api/v2/simple-qrs/${qr.id}`, { headers: key });
       etags.set(qr.id, response.headers.get('etag')!);
     }
     const roundRobin = (withTag: boolean) => {
@@ -127,20 +133,20 @@ async function main(): Promise<void> {
     const warm = { duration: 2 };
     const hello: autocannon.Options = { url: `http://127.0.0.1:${BARE_PORT}/hello` };
     await run('warm-up', { ...hello, ...warm });
-    await run('warm-up', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(false), ...warm });
+    await run('warm-up', { url: `${serviceUrl}`, requests: roundRobin(false), ...warm });
     // The machine is shared and its speed swings from one run to the next (bare /hello alone has moved by
     // 2x between two runs 30 s apart). So every case is run between two runs of the bare /hello baseline
     // and divided by their mean, in ROUNDS rounds; the report gives each case's median round.
-    const cases: Array<[string, autocannon.Options]> = [
+    const cases: Array<[string, autocannon.Options, string[]?]> = [
       ['bare Fastify GET, static QR-sized body', { url: `http://127.0.0.1:${BARE_PORT}/qr-shaped` }],
-      ['service GET /healthz (the app\'s hooks, no database)', { url: `http://127.0.0.1:${SERVICE_PORT}/healthz` }],
-      ['GET /api/v2/simple-qrs/{id}', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(false) }],
+      ['service GET /healthz (the app\'s hooks, no database)', { url: `${serviceUrl}/healthz` }],
+      ['GET /api/v2/simple-qrs/{id}', { url: `${serviceUrl}`, requests: roundRobin(false) }],
       // One QR through a fixed URL and headers, like the baselines: autocannon's per-request setupRequest
       // of the round-robin cases costs the client (on the same 2 cores) more than a static request.
-      ['GET one QR, static request', { url: `http://127.0.0.1:${SERVICE_PORT}/api/v2/simple-qrs/${qrs[0].id}`, headers: key }],
-      ['GET /api/v2/simple-qrs/{id} + If-None-Match (304)', { url: `http://127.0.0.1:${SERVICE_PORT}`, requests: roundRobin(true) }],
+      ['GET one QR, static request', { url: `${serviceUrl}/api/v2/simple-qrs/${qrs[0].id}`, headers: key }],
+      ['GET /api/v2/simple-qrs/{id} + If-None-Match (304)', { url: `${serviceUrl}`, requests: roundRobin(true) }, ['304']],
       ['POST /api/v2/simple-qrs (with image)', {
-        url: `http://127.0.0.1:${SERVICE_PORT}/api/v2/simple-qrs`, method: 'POST', body: createBody,
+        url: `${serviceUrl}/api/v2/simple-qrs`, method: 'POST', body: createBody,
         headers: { 'content-type': 'application/json', ...key },
       }],
     ];
@@ -149,8 +155,8 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       const results: Measured[] = [];
       let before = await run('bare Fastify GET /hello', hello);
-      for (const [name, options] of cases) {
-        const result = await run(name, options);
+      for (const [name, options, expected] of cases) {
+        const result = await run(name, options, expected);
         const after = await run('bare Fastify GET /hello', hello);
         const baseline = (before.requestsPerSecond + after.requestsPerSecond) / 2;
         results.push({ ...result, baseline: Math.round(baseline), ratio: result.requestsPerSecond / baseline });

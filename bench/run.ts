@@ -8,7 +8,8 @@
 // cluster of its own (initdb, pg_basebackup) for the replica — it never stops the server it is given.
 // Scripts run one after another, each as its own process with its output on screen, so no two
 // measurements share the machine. A script that fails is reported and the others still run; the
-// command then exits 1.
+// command then exits 1. Ctrl-C stops the run without a report; the scratch databases it leaves are
+// dropped when the next run starts.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { buildIfStale } from '../scripts/build.mjs';
+import { postgresBinDir } from '../faults/cluster.ts';
 import type { Figure } from './lib/figures.ts';
 import { renderLatencySvg, renderMarkdown, type RunFacts } from './lib/report.ts';
 
@@ -47,6 +49,21 @@ async function main(): Promise<number> {
   const chosen = wanted.length === 0 ? SCRIPTS : SCRIPTS.filter((script) => wanted.includes(script.name));
   const postgres = await postgresVersion();
   if (postgres === null) return 1;
+  // Checked before minutes of measuring, not after: the report must have somewhere to go.
+  const page = fs.readFileSync(path.join(root, 'BENCHMARKS.md'), 'utf8');
+  if (!page.includes(BEGIN) || !page.includes(END)) {
+    process.stderr.write(`[bench] BENCHMARKS.md has lost its markers ${BEGIN} … ${END}: put them back where the latest run goes\n`);
+    return 1;
+  }
+  if (chosen.some((script) => script.name === 'scale')) {
+    try {
+      postgresBinDir();
+    } catch (error) {
+      process.stderr.write(`[bench] the scale benchmark makes a throwaway cluster and a replica: ${(error as Error).message}\n`);
+      return 1;
+    }
+  }
+  await dropLeftovers();
   const startedAt = new Date();
   const loadAtStart = loadAverage();
   process.stdout.write(`[bench] ${chosen.length} benchmark(s) on ${describeMachine()}, ${postgres}, load average ${loadAtStart}\n`);
@@ -60,7 +77,7 @@ async function main(): Promise<number> {
     const code = await runScript(script.args, { BENCH_FIGURES: figuresFile, BENCH_DATABASE_URL: serverUrl, ...script.env });
     const seconds = (performance.now() - started) / 1000;
     process.stdout.write(`[bench ${index + 1}/${chosen.length}] ${script.name} ${code === 0 ? 'done' : `FAILED (exit ${code})`} in ${seconds.toFixed(0)} s\n`);
-    if (code !== 0) failures.push({ script: script.name, reason: `exit code ${code}; its output is above` });
+    if (code !== 0) failures.push({ script: script.name, reason: `exit code ${code}; see the run's output` });
   }
 
   const figures = readFigures(figuresFile);
@@ -76,13 +93,15 @@ async function main(): Promise<number> {
     failures,
     skipped: SCRIPTS.filter((script) => !chosen.includes(script)).map((script) => script.name),
   };
-  fs.writeFileSync(path.join(root, PLOT), renderLatencySvg(figures));
-  writeIntoBenchmarksPage(renderMarkdown(figures, facts, PLOT));
+  // The raw figures first (not committed): whatever happens to the page, the run is kept.
   fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
   fs.writeFileSync(path.join(root, 'bench/results/latest.json'), `${JSON.stringify({ facts, figures }, null, 2)}\n`);
+  fs.writeFileSync(path.join(root, PLOT), renderLatencySvg(figures));
+  writeIntoBenchmarksPage(renderMarkdown(figures, facts, PLOT));
   const missed = figures.filter((figure) => figure.target && !figure.target.met);
-  process.stdout.write(`\n[bench] ${figures.length} figures written to BENCHMARKS.md and ${PLOT} in ${facts.minutes.toFixed(1)} minutes; `
-    + `${missed.length === 0 ? 'every target met' : `targets not met: ${missed.map((f) => f.name).join('; ')}`}\n`);
+  process.stdout.write(`\n[bench] ${figures.length} figures written to BENCHMARKS.md and ${PLOT} in ${facts.minutes.toFixed(1)} minutes\n`);
+  if (failures.length > 0) process.stdout.write(`[bench] FAILED: ${failures.map((f) => f.script).join(', ')} (their figures are missing)\n`);
+  process.stdout.write(missed.length === 0 ? '[bench] every target measured was met\n' : `[bench] targets not met: ${missed.map((f) => f.name).join('; ')}\n`);
   return failures.length === 0 ? 0 : 1;
 }
 
@@ -106,10 +125,27 @@ async function postgresVersion(): Promise<string | null> {
   }
 }
 
+/**
+ * Scratch databases an interrupted run left behind (a script killed by Ctrl-C never reaches its cleanup):
+ * every benchmark names its own `mps_bench_…`, so none of them can be another's data.
+ */
+async function dropLeftovers(): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>("select datname from pg_database where datname like 'mps\\_bench\\_%'");
+    for (const { datname } of rows) {
+      process.stdout.write(`[bench] dropping ${datname}, left by an interrupted run\n`);
+      await client.query(`drop database if exists "${datname}" with (force)`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 function runScript(args: string[], env: Record<string, string>): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: 'inherit' });
-    // Ctrl-C reaches the child through the terminal's process group; this process waits for it to clean up.
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
     child.on('error', () => resolve(1));
   });

@@ -19,7 +19,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { Cluster } from '../faults/cluster.ts';
-import { anyFreePort } from '../faults/ports.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import * as ledger from '../src/ledger/service.ts';
@@ -80,7 +79,7 @@ function unlessInterrupted(): void {
 /** The compiled service on a free port (bench/lib/service.ts), known to the SIGINT handler until stopped. */
 async function startService(env: Record<string, string>): Promise<BenchService> {
   unlessInterrupted();
-  const service = await startBenchService(await anyFreePort(), { ADMIN_TOKEN, ...env });
+  const service = await startBenchService({ ADMIN_TOKEN, ...env });
   running.services.add(service);
   const stop = async () => {
     running.services.delete(service);

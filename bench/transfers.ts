@@ -32,7 +32,8 @@ const merchantCount = Number(process.env.BENCH_MERCHANTS ?? 200);
 const pgbenchClients = Number(process.env.BENCH_PGBENCH_CLIENTS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-const PORT = 3900 + Math.floor(Math.random() * 50);
+/** The service's address, once started. */
+let serviceUrl = '';
 
 interface Merchant { businessCode: number; apiKey: string }
 
@@ -50,7 +51,7 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
 async function createMerchants(count: number): Promise<Merchant[]> {
   const merchants: Merchant[] = [];
   for (let i = 0; i < count; i++) {
-    const response = await fetch(`http://127.0.0.1:${PORT}/admin/v1/merchants`, {
+    const response = await fetch(`${serviceUrl}/admin/v1/merchants`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: `Bench ${i}`, ach_enabled: true }),
@@ -92,7 +93,7 @@ interface Load { created: number; perSecond: number; p99Ms: number; p50Ms: numbe
 async function loadTransfers(merchants: Merchant[]): Promise<Load> {
   let counter = 0;
   const result = await autocannon({
-    url: `http://127.0.0.1:${PORT}`,
+    url: `${serviceUrl}`,
     connections,
     duration: durationSeconds,
     requests: [{
@@ -128,7 +129,8 @@ async function main(): Promise<void> {
     await migrate(db);
     // The baseline works on copies of the tables, so the service's ledger stays consistent.
     await db.query('create table bench_baseline_transfers (id bigint generated always as identity primary key, business_code bigint not null, amount_centavos bigint not null, created_at timestamptz not null)');
-    service = await startBenchService(PORT, { DATABASE_URL: databaseUrl, ADMIN_TOKEN });
+    service = await startBenchService({ DATABASE_URL: databaseUrl, ADMIN_TOKEN });
+    serviceUrl = service.url;
     const merchants = await createMerchants(merchantCount);
     for (const merchant of merchants) {
       await db.transaction((tx) => ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(100_000_000), reference: 'bench funding', snapshot: {}, now: new Date() }));
