@@ -69,19 +69,27 @@ async function main(): Promise<number> {
   process.stdout.write(`[bench] ${chosen.length} benchmark(s) on ${describeMachine()}, ${postgres}, load average ${loadAtStart}\n`);
   buildIfStale(); // every script runs the compiled service; building once here keeps build time out of them
 
-  const figuresFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mps-bench-')), 'figures.jsonl');
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-bench-'));
   const failures: RunFacts['failures'] = [];
+  const measured: RunFigure[] = [];
   for (const [index, script] of chosen.entries()) {
     process.stdout.write(`\n[bench ${index + 1}/${chosen.length}] ${script.name}: ${script.args.join(' ')}\n`);
     const started = performance.now();
-    const code = await runScript(script.args, { BENCH_FIGURES: figuresFile, BENCH_DATABASE_URL: serverUrl, ...script.env });
+    const file = path.join(scratch, `${script.name}.jsonl`);
+    const code = await runScript(script.args, { BENCH_FIGURES: file, BENCH_DATABASE_URL: serverUrl, ...script.env });
+    measured.push(...readFigures(file).map((figure) => ({ ...figure, script: script.name })));
     const seconds = (performance.now() - started) / 1000;
     process.stdout.write(`[bench ${index + 1}/${chosen.length}] ${script.name} ${code === 0 ? 'done' : `FAILED (exit ${code})`} in ${seconds.toFixed(0)} s\n`);
     if (code !== 0) failures.push({ script: script.name, reason: `exit code ${code}; see the run's output` });
   }
+  fs.rmSync(scratch, { recursive: true, force: true });
 
-  const figures = readFigures(figuresFile);
-  fs.rmSync(path.dirname(figuresFile), { recursive: true, force: true });
+  // A partial run keeps the figures of the scripts it did not run from the run before, and says so.
+  const previous = readPreviousRun();
+  const carried = previous
+    ? previous.figures.filter((figure) => !chosen.some((script) => script.name === scriptOf(figure)))
+    : [];
+  const figures = [...measured, ...carried];
   const facts: RunFacts = {
     startedAt,
     minutes: (Date.now() - startedAt.getTime()) / 60_000,
@@ -91,7 +99,12 @@ async function main(): Promise<number> {
     postgres,
     loadAverage: { start: loadAtStart, end: loadAverage() },
     failures,
-    skipped: SCRIPTS.filter((script) => !chosen.includes(script)).map((script) => script.name),
+    carried: previous && carried.length > 0 ? {
+      scripts: [...new Set(carried.map(scriptOf))],
+      startedAt: new Date(previous.facts.startedAt),
+      commit: previous.facts.commit,
+    } : null,
+    skipped: SCRIPTS.filter((script) => !chosen.includes(script) && !carried.some((figure) => scriptOf(figure) === script.name)).map((script) => script.name),
   };
   // The raw figures first (not committed): whatever happens to the page, the run is kept.
   fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
@@ -157,6 +170,22 @@ function runQuiet(command: string, args: string[]): Promise<boolean> {
     child.on('exit', (code) => resolve(code === 0));
     child.on('error', () => resolve(false));
   });
+}
+
+/** A figure with the script that measured it. */
+type RunFigure = Figure & { script?: string };
+
+/** The script a figure of an earlier run came from (runs before the `script` field: by its section). */
+function scriptOf(figure: RunFigure): string {
+  if (figure.script) return figure.script;
+  if (figure.group === 'history') return figure.name.startsWith('GET /api/v2/balance/movements') ? 'movements' : 'statement';
+  if (figure.group === 'replica') return 'scale';
+  return figure.group;
+}
+
+function readPreviousRun(): { facts: { startedAt: string; commit: string }; figures: RunFigure[] } | null {
+  const file = path.join(root, 'bench/results/latest.json');
+  return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
 }
 
 function readFigures(file: string): Figure[] {
