@@ -89,9 +89,12 @@ export async function findMovementsPage(
   filter: MovementFilter,
   page: { skip: number; limit: number },
 ): Promise<MovementRow[]> {
-  // The type is spelled into the SQL, not left to a `$n is null or …` test, so the planner always sees
-  // which of the two history indexes matches.
+  // The type and whether the history is pinned are spelled into the SQL, not left to `$n is null or …`
+  // tests: each variant is its own prepared statement, so the generic plan PostgreSQL settles on after a
+  // few runs is made for its case.
   const typeCondition = filter.type === null ? '' : `and type = ${TYPE_LITERALS[filter.type]}`;
+  const pinned = filter.beforeId !== null;
+  const belowPin = pinned ? 'and id < $4::bigint' : '';
   // `plan` is one row (none past the end). The index walks read it through scalar subqueries, computed
   // once before the walk: the day's bound is then an index condition, and the walk not taken is gated
   // off (a one-time filter) and never runs.
@@ -101,11 +104,14 @@ export async function findMovementsPage(
          from movement_days
         where business_code = $1::bigint ${typeCondition}
         group by day
-     ), pinned as (
+     ), pinned as (${pinned ? `
        select ${DAY_OF('created_at')} as day, count(*) as movements
          from movements
-        where $4::bigint is not null and business_code = $1::bigint and id >= $4::bigint ${typeCondition}
-        group by 1
+        -- the ids through movements_by_merchant_and_id, whose range they are: a generic plan, guessing few
+        -- movements per merchant, would otherwise walk all of a merchant's history in movements_history
+        where id in (select id from movements where business_code = $1::bigint and id >= $4::bigint) ${typeCondition}
+        group by 1` : `
+       select null::timestamptz as day, 0::bigint as movements where false`}
      ), positioned as (
        select day, movements, (sum(movements) over (order by day desc) - movements)::bigint as newer,
               (sum(movements) over ())::bigint as total
@@ -128,7 +134,7 @@ export async function findMovementsPage(
           where business_code = $1::bigint ${typeCondition}
             and (select newer_in_day <= older_in_day from plan)
             and created_at < (select first_day_end from plan)
-            and ($4::bigint is null or id < $4::bigint)
+            ${belowPin}
           order by created_at desc, id desc
           limit (select movements from plan) offset (select newer_in_day from plan))
         union all
@@ -136,11 +142,11 @@ export async function findMovementsPage(
           where business_code = $1::bigint ${typeCondition}
             and (select newer_in_day > older_in_day from plan)
             and created_at >= (select last_day_start from plan)
-            and ($4::bigint is null or id < $4::bigint)
+            ${belowPin}
           order by created_at, id
           limit (select movements from plan) offset (select older_in_day from plan))))
       order by created_at desc, id desc`,
-    [filter.businessCode, page.limit, page.skip, filter.beforeId],
+    pinned ? [filter.businessCode, page.limit, page.skip, filter.beforeId] : [filter.businessCode, page.limit, page.skip],
   );
   return rows;
 }
