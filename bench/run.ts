@@ -216,7 +216,9 @@ function loadAverage(): string {
 function commitOf(): string {
   try {
     const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
-    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' with uncommitted changes'}`;
+    // The page and plot this command rewrites are its output, not a change to what was measured.
+    const changed = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!BENCHMARKS.md', `:!${PLOT}`);
+    return `${git('rev-parse', '--short', 'HEAD')}${changed === '' ? '' : ' with uncommitted changes'}`;
   } catch {
     return 'unknown (not a git checkout)';
   }
