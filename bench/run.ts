@@ -40,6 +40,7 @@ const SCRIPTS: Array<{ name: string; args: string[]; env?: Record<string, string
 ];
 
 async function main(): Promise<number> {
+  if (process.argv.includes('--report')) return rewriteReport();
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((name) => !SCRIPTS.some((script) => script.name === name));
   if (unknown.length > 0) {
@@ -72,12 +73,13 @@ async function main(): Promise<number> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-bench-'));
   const failures: RunFacts['failures'] = [];
   const measured: RunFigure[] = [];
+  const thisRun = { startedAt: startedAt.toISOString(), commit: commitOf() };
   for (const [index, script] of chosen.entries()) {
     process.stdout.write(`\n[bench ${index + 1}/${chosen.length}] ${script.name}: ${script.args.join(' ')}\n`);
     const started = performance.now();
     const file = path.join(scratch, `${script.name}.jsonl`);
     const code = await runScript(script.args, { BENCH_FIGURES: file, BENCH_DATABASE_URL: serverUrl, ...script.env });
-    measured.push(...readFigures(file).map((figure) => ({ ...figure, script: script.name })));
+    measured.push(...readFigures(file).map((figure) => ({ ...figure, script: script.name, run: thisRun })));
     const seconds = (performance.now() - started) / 1000;
     process.stdout.write(`[bench ${index + 1}/${chosen.length}] ${script.name} ${code === 0 ? 'done' : `FAILED (exit ${code})`} in ${seconds.toFixed(0)} s\n`);
     if (code !== 0) failures.push({ script: script.name, reason: `exit code ${code}; see the run's output` });
@@ -87,7 +89,9 @@ async function main(): Promise<number> {
   // A partial run keeps the figures of the scripts it did not run from the run before, and says so.
   const previous = readPreviousRun();
   const carried = previous
-    ? previous.figures.filter((figure) => !chosen.some((script) => script.name === scriptOf(figure)))
+    ? previous.figures
+      .filter((figure) => !chosen.some((script) => script.name === scriptOf(figure)))
+      .map((figure) => ({ ...figure, run: figure.run ?? { startedAt: previous.facts.startedAt, commit: previous.facts.commit } }))
     : [];
   const figures = [...measured, ...carried];
   const facts: RunFacts = {
@@ -99,23 +103,40 @@ async function main(): Promise<number> {
     postgres,
     loadAverage: { start: loadAtStart, end: loadAverage() },
     failures,
-    carried: previous && carried.length > 0 ? {
-      scripts: [...new Set(carried.map(scriptOf))],
-      startedAt: new Date(previous.facts.startedAt),
-      commit: previous.facts.commit,
-    } : null,
+    carried: provenanceOf(carried),
     skipped: SCRIPTS.filter((script) => !chosen.includes(script) && !carried.some((figure) => scriptOf(figure) === script.name)).map((script) => script.name),
   };
   // The raw figures first (not committed): whatever happens to the page, the run is kept.
   fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
   fs.writeFileSync(path.join(root, 'bench/results/latest.json'), `${JSON.stringify({ facts, figures }, null, 2)}\n`);
-  fs.writeFileSync(path.join(root, PLOT), renderLatencySvg(figures));
-  writeIntoBenchmarksPage(renderMarkdown(figures, facts, PLOT));
+  writeReport(figures, facts);
   const missed = figures.filter((figure) => figure.target && !figure.target.met);
   process.stdout.write(`\n[bench] ${figures.length} figures written to BENCHMARKS.md and ${PLOT} in ${facts.minutes.toFixed(1)} minutes\n`);
   if (failures.length > 0) process.stdout.write(`[bench] FAILED: ${failures.map((f) => f.script).join(', ')} (their figures are missing)\n`);
   process.stdout.write(missed.length === 0 ? '[bench] every target measured was met\n' : `[bench] targets not met: ${missed.map((f) => f.name).join('; ')}\n`);
   return failures.length === 0 ? 0 : 1;
+}
+
+function writeReport(figures: Figure[], facts: RunFacts): void {
+  fs.writeFileSync(path.join(root, PLOT), renderLatencySvg(figures));
+  writeIntoBenchmarksPage(renderMarkdown(figures, facts, PLOT));
+}
+
+/** `npm run bench -- --report`: BENCHMARKS.md and the plot again from the last run's figures (after a change to bench/lib/report.ts). */
+function rewriteReport(): number {
+  const last = readPreviousRun();
+  if (!last) {
+    process.stderr.write('[bench] no bench/results/latest.json: run the benchmarks first\n');
+    return 1;
+  }
+  const facts = last.facts as unknown as RunFacts & { startedAt: string };
+  writeReport(last.figures, {
+    ...facts,
+    startedAt: new Date(facts.startedAt),
+    carried: (facts.carried ?? []).map((run) => ({ ...run, startedAt: new Date(run.startedAt) })),
+  });
+  process.stdout.write(`[bench] BENCHMARKS.md and ${PLOT} rewritten from bench/results/latest.json\n`);
+  return 0;
 }
 
 /** The server's version, or null (with the reason on stderr) when it cannot be reached or pgbench is missing. */
@@ -172,8 +193,20 @@ function runQuiet(command: string, args: string[]): Promise<boolean> {
   });
 }
 
-/** A figure with the script that measured it. */
-type RunFigure = Figure & { script?: string };
+/** A figure with the script and the run that measured it. */
+type RunFigure = Figure & { script?: string; run?: { startedAt: string; commit: string } };
+
+/** Which scripts' figures come from which earlier run. */
+function provenanceOf(carried: RunFigure[]): RunFacts['carried'] {
+  const runs = new Map<string, RunFacts['carried'][number]>();
+  for (const figure of carried) {
+    const key = `${figure.run!.startedAt} ${figure.run!.commit}`;
+    const entry = runs.get(key) ?? { scripts: [], startedAt: new Date(figure.run!.startedAt), commit: figure.run!.commit };
+    if (!entry.scripts.includes(scriptOf(figure))) entry.scripts.push(scriptOf(figure));
+    runs.set(key, entry);
+  }
+  return [...runs.values()];
+}
 
 /** The script a figure of an earlier run came from (runs before the `script` field: by its section). */
 function scriptOf(figure: RunFigure): string {

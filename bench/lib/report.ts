@@ -15,8 +15,8 @@ export interface RunFacts {
   failures: Array<{ script: string; reason: string }>;
   /** Scripts left out on purpose (npm run bench -- <scripts>) and without figures from an earlier run. */
   skipped: string[];
-  /** Scripts not run this time whose figures are kept from the run before. */
-  carried: { scripts: string[]; startedAt: Date; commit: string } | null;
+  /** Scripts not run this time whose figures are kept from earlier runs, by run. */
+  carried: Array<{ scripts: string[]; startedAt: Date; commit: string }>;
 }
 
 const SECTIONS: Array<{ group: Figure['group']; title: string }> = [
@@ -38,8 +38,8 @@ export function renderMarkdown(figures: Figure[], facts: RunFacts, plotPath: str
   const lines: string[] = [];
   lines.push(`Run of ${facts.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${facts.minutes.toFixed(0)} minutes, commit \`${facts.commit}\`.`);
   lines.push(`Machine: ${facts.machine}; load average ${facts.loadAverage.start} at the start, ${facts.loadAverage.end} at the end. ${facts.node}; ${facts.postgres}.`);
-  if (facts.carried) {
-    lines.push(`Figures of ${facts.carried.scripts.join(', ')} are kept from the run of ${facts.carried.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC (commit \`${facts.carried.commit}\`).`);
+  for (const run of facts.carried) {
+    lines.push(`Figures of ${run.scripts.join(', ')} are kept from the run of ${run.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC (commit \`${run.commit}\`).`);
   }
   if (facts.skipped.length > 0) lines.push(`Not run: ${facts.skipped.join(', ')}.`);
   for (const failure of facts.failures) lines.push(`**${failure.script} failed**: ${cell(failure.reason)}`);
