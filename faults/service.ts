@@ -13,7 +13,7 @@ export interface ServiceOptions {
   name: string;
   role: Role;
   databaseUrl: string;
-  /** API port (ignored for ROLE=worker). */
+  /** Listen port: the API, or for ROLE=worker its /healthz, /readyz and /metrics. */
   port: number;
   adminToken: string;
   logDir: string;

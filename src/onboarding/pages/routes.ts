@@ -50,14 +50,25 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
   const redirect = (request: FastifyRequest, reply: FastifyReply, path: string) =>
     reply.code(303).header('location', pageLocale(request, config.serviceTimeZone).href(path)).send();
 
-  /** The intent of the URL while it is open; otherwise the 404 / 410 page has been sent and null comes back. */
-  const openIntent = async (request: FastifyRequest, reply: FastifyReply, token: string, now: Date): Promise<IntentRow | null> => {
+  /**
+   * The intent of the URL while it is open; otherwise the 404 / 410 page has been sent and null comes back.
+   * With `completedToDone`, a completed intent redirects to its done page instead: a form sent twice (a
+   * double click, a second tab) whose twin completed the intent first follows it there, as one that lost
+   * the race inside the transaction does; the done page shows the key only to the browser it belongs to.
+   */
+  const openIntent = async (
+    request: FastifyRequest, reply: FastifyReply, token: string, now: Date, { completedToDone = false } = {},
+  ): Promise<IntentRow | null> => {
     const intent = await onboarding.findIntentByToken(db, token);
     if (!intent) {
       await notFoundPage(request, reply);
       return null;
     }
     const status = effectiveStatus(intent, now);
+    if (status === 'completed' && completedToDone) {
+      await redirect(request, reply, `/onboarding/${intent.token}/done`);
+      return null;
+    }
     if (status !== 'open') {
       await gonePage(request, reply, status);
       return null;
@@ -114,7 +125,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
 
   app.post('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: submit the registration form' }, config: HOSTED_PAGE }, async (request, reply) => {
     const now = clock.now();
-    const intent = await openIntent(request, reply, request.params.token, now);
+    const intent = await openIntent(request, reply, request.params.token, now, { completedToDone: true });
     if (!intent) return reply;
     const secret = await checkedSecret(request, reply, intent);
     if (!secret) return reply;
@@ -175,7 +186,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
 
   app.post('/onboarding/:token/simulate-payment', { schema: { ...hidden, summary: 'Sandbox: pay the activation fee' }, config: HOSTED_PAGE }, async (request, reply) => {
     const now = clock.now();
-    const intent = await openIntent(request, reply, request.params.token, now);
+    const intent = await openIntent(request, reply, request.params.token, now, { completedToDone: true });
     if (!intent) return reply;
     const secret = await checkedSecret(request, reply, intent);
     if (!secret) return reply;
