@@ -160,8 +160,9 @@ async function postgresVersion(): Promise<string | null> {
 }
 
 /**
- * Scratch databases an interrupted run left behind (a script killed by Ctrl-C never reaches its cleanup):
- * every benchmark names its own `mps_bench_…`, so none of them can be another's data.
+ * Scratch databases an interrupted run left behind (a script killed by Ctrl-C never reaches its cleanup).
+ * Every benchmark names its own `mps_bench_…`; one running now from elsewhere would lose its database —
+ * BENCHMARKS.md asks for one benchmark at a time per server, which its figures need anyway.
  */
 async function dropLeftovers(): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });

@@ -99,12 +99,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const host = read('HOST', '127.0.0.1', (t) => t, 'a host name or address');
   const database = read('DATABASE_URL', '', (t) => databaseTarget(t, env.DATA_DIR, cwd),
     'postgres://user@host:port/database, postgresql://…, or memory:// (unset: embedded database in DATA_DIR)');
+  // A replica of the embedded database cannot exist: PGlite has no replication.
+  const replicaNeedsPostgres = database !== undefined && database.kind !== 'postgres';
   const databaseReplica = read('DATABASE_REPLICA_URL', '', (t) => {
     if (t === '') return { replica: null };
     const target = databaseTarget(t, undefined, cwd);
-    // A replica of the embedded database cannot exist: PGlite has no replication.
-    return target?.kind === 'postgres' && database?.kind === 'postgres' ? { replica: target } : null;
-  }, 'unset, or postgres://user@host:port/database of a streaming replica of DATABASE_URL (which must then be PostgreSQL too)')?.replica ?? null;
+    return target?.kind === 'postgres' && !replicaNeedsPostgres ? { replica: target } : null;
+  }, replicaNeedsPostgres
+    ? 'a read replica needs DATABASE_URL to name a PostgreSQL server (the embedded database has no replicas); unset DATABASE_REPLICA_URL or set DATABASE_URL'
+    : 'unset, or postgres://user@host:port/database of a streaming replica of DATABASE_URL')?.replica ?? null;
   const databaseQueryTimeoutMs = read('DATABASE_QUERY_TIMEOUT', '15s', (t) => {
     const ms = positiveDuration(t);
     return ms !== null && ms <= 600_000 ? ms : null;

@@ -99,7 +99,10 @@ function printFirstRun(config: Config, sandbox: SandboxCredentials | null): void
     lines.push(`  Merchant API key:       ${sandbox.apiKey}`);
     lines.push(`  Partner id:             ${sandbox.partnerId}`);
     lines.push(`  Partner master key:     ${sandbox.masterKey}`);
-    lines.push('', '  Try:  curl -H "X-API-KEY: <merchant key>" ' + `${config.publicBaseUrl}/api/v2/balance`);
+    // A worker has no API: the keys work on the API processes of the same database.
+    lines.push('', config.role === 'worker'
+      ? '  Use them on an API process of this database (ROLE=api or all): GET /api/v2/balance with X-API-KEY.'
+      : '  Try:  curl -H "X-API-KEY: <merchant key>" ' + `${config.publicBaseUrl}/api/v2/balance`);
   } else if (config.mode === 'sandbox') {
     lines.push('Sandbox keys were printed on the first run. Lost them? Create another:',
       '  npm run mps -- key create 1001   (stop the service first when it runs on the embedded database)');

@@ -174,6 +174,9 @@ describe('loadConfig accepts the documented forms', () => {
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as ConfigError).problems).toEqual([expect.stringMatching(/^DATABASE_REPLICA_URL=\(value hidden\) is not valid: /)]);
     }
+    // Beside the embedded database the message names what is really wrong: DATABASE_URL.
+    expect(() => loadConfig({ DATABASE_REPLICA_URL: 'postgres://mps@db-replica/payments' }, '/srv/mps'))
+      .toThrow(/needs DATABASE_URL to name a PostgreSQL server/);
   });
 
   it('reads the roles api, worker and all', () => {
