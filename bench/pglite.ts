@@ -15,7 +15,6 @@
 // restart per round would measure whatever src/ held at that moment); it waits idle while the ceiling runs.
 //   npx tsx bench/pglite.ts [seconds per run, 5] [rounds, 3]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +23,7 @@ import { PGlite, types } from '@electric-sql/pglite';
 import autocannon from 'autocannon';
 import { int8ToNumber } from '../src/db/database.ts';
 import { autocannonPercentiles, median, reportFigures, samplePercentiles, type Figure } from './lib/figures.ts';
+import { transferRequests } from './lib/requests.ts';
 import { startBenchService, type BenchService } from './lib/service.ts';
 import { anyFreePort } from '../faults/ports.ts';
 
@@ -128,24 +128,9 @@ async function setUp(service: BenchService): Promise<Setup> {
 
 /** Transfers of 1.00 BOB, the merchants in turn, a fresh Idempotency-Key each (else the replay is answered). */
 function transfers(service: BenchService, merchants: Merchant[]): autocannon.Options {
-  let next = 0;
   return {
     url: service.url,
-    requests: [{
-      method: 'POST',
-      path: '/api/v2/transfers',
-      setupRequest: (request) => {
-        const merchant = merchants[next++ % merchants.length]!;
-        return {
-          ...request,
-          headers: { 'content-type': 'application/json', 'x-api-key': merchant.apiKey, 'idempotency-key': randomUUID() },
-          body: JSON.stringify({
-            business_code: merchant.businessCode, amount: '1.00', currency: 'BOB', reference: 'bench',
-            destination: { type: 'bank_account', bank_code: 1001, account_number: '1000-2000-3000', account_titular: 'Bench Payee' },
-          }),
-        };
-      },
-    }],
+    requests: transferRequests(merchants),
   };
 }
 

@@ -11,7 +11,7 @@
 //
 //   npx tsx bench/scale.ts
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_DURATION=8 BENCH_ROUNDS=3 npx tsx bench/scale.ts
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,7 @@ import * as ledger from '../src/ledger/service.ts';
 import { centavos } from '../src/money.ts';
 import { seedHistory } from '../test/helpers/journal-seed.ts';
 import { autocannonPercentiles, median, reportFigures, samplePercentiles } from './lib/figures.ts';
+import { transferRequests } from './lib/requests.ts';
 import { startBenchService, type BenchService } from './lib/service.ts';
 import { adminQuery } from './scratch-database.ts';
 
@@ -155,24 +156,7 @@ function qrReads(ids: string[], merchant: Merchant): Requests {
 
 /** POST /api/v2/transfers of 1.00, round-robin over `merchants`, each with a fresh Idempotency-Key. */
 function transferWrites(merchants: Merchant[]): Requests {
-  return () => {
-    let next = 0;
-    return [{
-      method: 'POST',
-      path: '/api/v2/transfers',
-      setupRequest: (request) => {
-        const merchant = merchants[next++ % merchants.length]!;
-        return {
-          ...request,
-          headers: { 'content-type': 'application/json', 'x-api-key': merchant.apiKey, 'idempotency-key': randomUUID() },
-          body: JSON.stringify({
-            business_code: merchant.businessCode, amount: '1.00', currency: 'BOB', reference: 'bench',
-            destination: { type: 'bank_account', bank_code: 1001, account_number: '1000-2000-3000', account_titular: 'Bench Payee' },
-          }),
-        };
-      },
-    }];
-  };
+  return () => transferRequests(merchants);
 }
 
 /** GET /api/v2/balance/movements?page=1…MOVEMENT_PAGES, round-robin: a dashboard paging through a history. */

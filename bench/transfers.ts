@@ -9,7 +9,7 @@
 // (default 32), BENCH_MERCHANTS (default 200), BENCH_PGBENCH_CLIENTS (default 10, the service's pool size),
 // BENCH_ROUNDS (default 3: baseline, many merchants and hot merchant in turn; the figures are medians).
 import { execFile } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,7 @@ import * as ledger from '../src/ledger/service.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { centavos } from '../src/money.ts';
 import { autocannonPercentiles, median, reportFigures, type Figure } from './lib/figures.ts';
+import { transferRequests } from './lib/requests.ts';
 import { startBenchService, type BenchService } from './lib/service.ts';
 
 const run = promisify(execFile);
@@ -91,26 +92,11 @@ async function pgbench(databaseUrl: string, scriptText: string): Promise<{ tps: 
 interface Load { created: number; perSecond: number; p99Ms: number; p50Ms: number; other: number; percentiles: Array<[number, number]> }
 
 async function loadTransfers(merchants: Merchant[]): Promise<Load> {
-  let counter = 0;
   const result = await autocannon({
     url: `${serviceUrl}`,
     connections,
     duration: durationSeconds,
-    requests: [{
-      method: 'POST',
-      path: '/api/v2/transfers',
-      setupRequest: (request) => {
-        const merchant = merchants[counter++ % merchants.length]!;
-        return {
-          ...request,
-          headers: { 'content-type': 'application/json', 'x-api-key': merchant.apiKey, 'idempotency-key': randomUUID() },
-          body: JSON.stringify({
-            business_code: merchant.businessCode, amount: '1.00', currency: 'BOB', reference: 'bench',
-            destination: { type: 'bank_account', bank_code: 1001, account_number: '1000-2000-3000', account_titular: 'Bench Payee' },
-          }),
-        };
-      },
-    }],
+    requests: transferRequests(merchants),
   });
   const created = result['2xx'];
   return {
