@@ -4,15 +4,17 @@
 // sharing them is what lets the database keep up; when the service is idle a write goes alone at once —
 // no timer ever holds one back.
 //
-// Items with the same key never share a batch nor run in two batches at once (a balance is debited once
-// per statement; see ledger.debitEach), so they wait for the next batch. An item whose exclusive key
-// (its Idempotency-Key) is already queued or being written is refused at once: it must not wait for the
-// first and be answered after it. When a whole batch fails, its items are retried alone, side by side,
+// Items with the same key (one merchant's balance) share a batch in arrival order — the statement
+// applies them one after another under one lock (ledger.debitEach) — but never run in two batches at
+// once: a key's items that arrive while its batch is being written wait for the next one, so a hot
+// balance takes its waiting items together rather than one transaction each. An item whose exclusive
+// key (its Idempotency-Key) is already queued or being written is refused at once: it must not wait for
+// the first and be answered after it. When a whole batch fails, its items are retried alone, side by side,
 // so one bad item — or one balance another transaction holds — costs the others a retry, never their
 // answer.
 
 export interface GroupCommitOptions<Item, Result> {
-  /** Items of one key are written one batch after another. */
+  /** Items of one key go in arrival order, in one batch at a time. */
   keyOf: (item: Item) => string | number;
   /** At most one item of an exclusive key is queued or being written; another is refused with `duplicate()`. */
   exclusiveKeyOf: (item: Item) => string;
@@ -65,19 +67,16 @@ export class GroupCommit<Item, Result> {
     }
   }
 
-  /** The oldest waiting items whose keys are free, one per key, up to maxBatch; the rest keep their place. */
+  /**
+   * The oldest waiting items whose keys no batch in flight holds, up to maxBatch, in arrival order; the
+   * rest keep their place (so a key's items are always written in the order they arrived).
+   */
   private takeBatch(): Array<Waiting<Item, Result>> {
     const batch: Array<Waiting<Item, Result>> = [];
-    const keys = new Set<string | number>();
     const rest: Array<Waiting<Item, Result>> = [];
     for (const waiting of this.queue) {
-      const key = this.options.keyOf(waiting.item);
-      if (batch.length < this.options.maxBatch && !this.busyKeys.has(key) && !keys.has(key)) {
-        batch.push(waiting);
-        keys.add(key);
-      } else {
-        rest.push(waiting);
-      }
+      if (batch.length < this.options.maxBatch && !this.busyKeys.has(this.options.keyOf(waiting.item))) batch.push(waiting);
+      else rest.push(waiting);
     }
     this.queue = rest;
     return batch;
@@ -91,7 +90,9 @@ export class GroupCommit<Item, Result> {
         batch[0]!.reject(error);
         return;
       }
-      // Side by side: their keys differ, and an unreachable database then fails them all in one timeout.
+      // Side by side, so an unreachable database fails them all in one timeout. Items of one key then meet
+      // on its lock and go in the order the database grants it: concurrent requests were never promised
+      // an order among themselves.
       await Promise.all(batch.map(async (waiting) => {
         try {
           settle([waiting], await this.options.write([waiting.item]));
@@ -101,6 +102,7 @@ export class GroupCommit<Item, Result> {
       }));
     }
   }
+
 }
 
 function settle<Item, Result>(batch: Array<Waiting<Item, Result>>, results: Array<Result | Error>): void {

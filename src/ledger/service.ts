@@ -79,12 +79,13 @@ export async function debit(tx: Transaction, request: DebitRequest): Promise<Mov
 }
 
 /**
- * `debit` for several merchants at once, in one statement (transfers created together, see
- * src/db/group-commit.ts): each result, in request order, is the movement, or null when that
- * merchant's `available` does not cover its amount — a refusal that wrote nothing and leaves the others
- * and the transaction intact. A single debit waits for its balance's lock; several do not: if another
- * transaction holds one of the balances, the call fails at once (lock_not_available) rather than hold
- * up every other merchant, and the caller retries each debit alone.
+ * `debit` for several requests at once, in one statement (transfers created together, see
+ * src/db/group-commit.ts), several of one merchant included: each result, in request order, is the
+ * movement, or null when that merchant's `available` does not cover its amount after the requests before
+ * it — a refusal that wrote nothing and leaves the others and the transaction intact. A single debit waits
+ * for its balance's lock; several do not: if another transaction holds one of the balances, the call fails
+ * at once (lock_not_available) rather than hold up every other merchant, and the caller retries each debit
+ * alone.
  */
 export async function debitEach(tx: Transaction, requests: readonly DebitRequest[]): Promise<Array<MovementRow | null>> {
   const posted = await post(tx, requests.map((request) => opening('transfer', request)), { waitForLocks: requests.length === 1 });
@@ -135,15 +136,12 @@ function opening(kind: EntryKind, request: OpeningRequest): EntryRequest {
   };
 }
 
-/** Posts entries, at most one per merchant: the store's statement changes a balance row once. */
+/** Posts entries in request order, each merchant's applied one after another (store.postEntries). */
 async function post(tx: Transaction, entries: EntryRequest[], options: { waitForLocks: boolean }): Promise<store.PostedEntry[]> {
-  const merchants = new Set<number>();
   for (const entry of entries) {
     if (!Number.isSafeInteger(entry.amountCentavos) || entry.amountCentavos <= 0) {
       throw new LedgerError(`amount must be a positive whole number of centavos, got ${entry.amountCentavos}`);
     }
-    if (merchants.has(entry.businessCode)) throw new LedgerError(`merchant ${entry.businessCode} is posted to twice in one call`);
-    merchants.add(entry.businessCode);
   }
   const posted = await store.postEntries(tx, entries, options);
   posted.forEach((entry, i) => {

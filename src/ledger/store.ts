@@ -52,16 +52,23 @@ export type PostedEntry =
   | { outcome: 'no_balance' };
 
 /**
- * Posts entries for several merchants (one entry per merchant) in one statement; results in request order.
+ * Posts entries in one statement, any number per merchant; results in request order.
  *
  * The balances are locked in business_code order first, so two statements posting to overlapping sets
- * can never deadlock. The UPDATE's row lock serializes a merchant's changes and READ COMMITTED re-checks
- * the guard — no merchant account below zero — on the newest version after the lock, so N concurrent
- * debits can never overdraw; the CHECKs on balances stand behind it. An entry the guard refuses writes
- * nothing. Postings carry each account's balance after them, read from the heads this statement set; the
- * posting time is never earlier than the merchant's previous one (`greatest` with the head's updated_at),
- * so an account's postings are in time order even when two instances' clocks differ by a little, and is
- * kept to the millisecond (a CHECK says so) so that JavaScript holds it exactly.
+ * can never deadlock; READ COMMITTED hands the lock the newest version of each row. From that head, each
+ * merchant's entries are walked in request order (a recursive step per entry): an entry is taken when no
+ * merchant account goes below zero after it, and a refused entry writes nothing and leaves the running
+ * balances as they were — the order a queue of single debits would have given, so N concurrent debits can
+ * never overdraw; the CHECKs on balances stand behind it. Each taken entry's postings carry its accounts'
+ * running balances. The posting time is never earlier than the merchant's previous one (`greatest` with
+ * the head's updated_at, then with the entry before it), so an account's postings are in time order even
+ * when two instances' clocks differ by a little, and is kept to the millisecond (a CHECK says so) so that
+ * JavaScript holds it exactly.
+ *
+ * Journal entry and movement ids are drawn from their sequences in one go and handed out in request
+ * order, so a merchant's entries are numbered in the order their balances were computed (the ledger
+ * check's running sums follow entry ids). The statement buckets and per-day movement counts are summed per
+ * row they land in, since ON CONFLICT cannot update one row twice in a statement.
  *
  * Without `waitForLocks`, a balance another transaction holds fails the statement at once (SQLSTATE
  * 55P03) instead of keeping every other merchant of the call waiting behind it.
@@ -77,65 +84,106 @@ export async function postEntries(
     new_movement_id: number | null; type: MovementType; amount_centavos: Centavos; currency: string;
     reference: string | null; snapshot: Record<string, unknown>; created_at: Date;
   }>(
-    `with request as (
-       select * from unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::jsonb[],
-                            $8::timestamptz[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::text[])
-         with ordinality as r(business_code, kind, movement_id, movement_type, movement_amount, reference, snapshot,
-                              at, d_available, d_pending_out, d_qr_clearing, d_ach_clearing, statement_column, ord)
+    `with recursive request as (
+       select r.*, row_number() over (partition by r.business_code order by r.ord) as seq
+         from unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::jsonb[],
+                     $8::timestamptz[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::text[])
+           with ordinality as r(business_code, kind, movement_id, movement_type, movement_amount, reference, snapshot,
+                                at, d_available, d_pending_out, d_qr_clearing, d_ach_clearing, statement_column, ord)
      ), locked as (
-       select business_code from balances where business_code in (select business_code from request)
+       select business_code, available_centavos, pending_out_centavos, qr_clearing_centavos, ach_clearing_centavos, updated_at
+         from balances where business_code in (select business_code from request)
         order by business_code for no key update${waitForLocks ? '' : ' nowait'}
+     ), walk as (
+       -- Running balances after each entry: the merchant's first entry from the locked head, each next one
+       -- from the entry before it. "taken" is the guard: no merchant account below zero.
+       select r.ord, r.business_code, r.seq, step.*
+         from request r join locked l on l.business_code = r.business_code
+        cross join lateral (select l.available_centavos + r.d_available >= 0 and l.pending_out_centavos + r.d_pending_out >= 0 as taken) guard
+        cross join lateral (select guard.taken,
+          case when guard.taken then l.available_centavos + r.d_available else l.available_centavos end as available,
+          case when guard.taken then l.pending_out_centavos + r.d_pending_out else l.pending_out_centavos end as pending_out,
+          case when guard.taken then l.qr_clearing_centavos + r.d_qr_clearing else l.qr_clearing_centavos end as qr_clearing,
+          case when guard.taken then l.ach_clearing_centavos + r.d_ach_clearing else l.ach_clearing_centavos end as ach_clearing,
+          case when guard.taken then date_trunc('milliseconds', greatest(l.updated_at, r.at)) else l.updated_at end as posted_at) step
+        where r.seq = 1
+       union all
+       select r.ord, r.business_code, r.seq, step.*
+         from walk w join request r on r.business_code = w.business_code and r.seq = w.seq + 1
+        cross join lateral (select w.available + r.d_available >= 0 and w.pending_out + r.d_pending_out >= 0 as taken) guard
+        cross join lateral (select guard.taken,
+          case when guard.taken then w.available + r.d_available else w.available end,
+          case when guard.taken then w.pending_out + r.d_pending_out else w.pending_out end,
+          case when guard.taken then w.qr_clearing + r.d_qr_clearing else w.qr_clearing end,
+          case when guard.taken then w.ach_clearing + r.d_ach_clearing else w.ach_clearing end,
+          case when guard.taken then date_trunc('milliseconds', greatest(w.posted_at, r.at)) else w.posted_at end) step
+     ), taken as (
+       select w.available, w.pending_out, w.qr_clearing, w.ach_clearing, w.posted_at, r.*,
+              row_number() over (order by r.ord) as entry_n,
+              row_number() over (partition by r.movement_type is null order by r.ord) as opening_n
+         from walk w join request r on r.ord = w.ord
+        where w.taken
+     ), entry_ids as (
+       select row_number() over (order by id) as n, id
+         from (select nextval('journal_entries_id_seq'::regclass) as id from taken) drawn
+     ), movement_ids as (
+       select row_number() over (order by id) as n, id
+         from (select nextval('movements_id_seq'::regclass) as id from taken where movement_type is not null) drawn
+     ), numbered as (
+       select t.*, e.id as entry_id, m.id as new_movement_id, coalesce(t.movement_id, m.id) as entry_movement_id
+         from taken t join entry_ids e on e.n = t.entry_n
+         left join movement_ids m on t.movement_type is not null and m.n = t.opening_n
+     ), merchant_totals as (
+       select business_code, sum(d_available) as d_available, sum(d_pending_out) as d_pending_out,
+              sum(d_qr_clearing) as d_qr_clearing, sum(d_ach_clearing) as d_ach_clearing, max(posted_at) as posted_at
+         from taken group by business_code
      ), updated as (
        update balances b
-          set available_centavos = b.available_centavos + r.d_available,
-              pending_out_centavos = b.pending_out_centavos + r.d_pending_out,
-              qr_clearing_centavos = b.qr_clearing_centavos + r.d_qr_clearing,
-              ach_clearing_centavos = b.ach_clearing_centavos + r.d_ach_clearing,
-              updated_at = date_trunc('milliseconds', greatest(b.updated_at, r.at))
-         from request r
-        where b.business_code = r.business_code and b.business_code in (select business_code from locked)
-          and b.available_centavos + r.d_available >= 0 and b.pending_out_centavos + r.d_pending_out >= 0
-       returning b.business_code, b.available_centavos, b.pending_out_centavos, b.qr_clearing_centavos,
-                 b.ach_clearing_centavos, b.updated_at as posted_at
+          set available_centavos = b.available_centavos + t.d_available,
+              pending_out_centavos = b.pending_out_centavos + t.d_pending_out,
+              qr_clearing_centavos = b.qr_clearing_centavos + t.d_qr_clearing,
+              ach_clearing_centavos = b.ach_clearing_centavos + t.d_ach_clearing,
+              updated_at = t.posted_at
+         from merchant_totals t
+        where b.business_code = t.business_code and b.business_code in (select business_code from locked)
+          and b.available_centavos + t.d_available >= 0 and b.pending_out_centavos + t.d_pending_out >= 0
+       returning b.business_code
+     ), written as (
+       select n.* from numbered n join updated u on u.business_code = n.business_code
      ), moved as (
-       insert into movements (business_code, type, amount_centavos, reference, snapshot, created_at)
-       select r.business_code, r.movement_type, r.movement_amount, r.reference, r.snapshot, r.at
-         from request r join updated u on u.business_code = r.business_code
-        where r.movement_type is not null
-        order by r.ord
+       insert into movements (id, business_code, type, amount_centavos, reference, snapshot, created_at) overriding system value
+       select new_movement_id, business_code, movement_type, movement_amount, reference, snapshot, at
+         from written where new_movement_id is not null
        returning id, business_code, type, amount_centavos, currency, reference, snapshot, created_at
      ), entered as (
-       insert into journal_entries (business_code, kind, movement_id, posted_at)
-       select r.business_code, r.kind, coalesce(r.movement_id, m.id), u.posted_at
-         from request r join updated u on u.business_code = r.business_code
-         left join moved m on m.business_code = r.business_code
-        order by r.ord
-       returning id, business_code, movement_id
+       insert into journal_entries (id, business_code, kind, movement_id, posted_at) overriding system value
+       select entry_id, business_code, kind, entry_movement_id, posted_at from written
+       returning id, movement_id
      ), posted as (
        insert into journal_postings (entry_id, business_code, account, amount_centavos, balance_after_centavos, posted_at)
-       select e.id, e.business_code, leg.account, leg.amount, leg.balance_after, u.posted_at
-         from entered e
-         join request r on r.business_code = e.business_code
-         join updated u on u.business_code = e.business_code
+       select w.entry_id, w.business_code, leg.account, leg.amount, leg.balance_after, w.posted_at
+         from written w
         cross join lateral (values
-          ('available', r.d_available, u.available_centavos),
-          ('pending_out', r.d_pending_out, u.pending_out_centavos),
-          ('qr_clearing', r.d_qr_clearing, u.qr_clearing_centavos),
-          ('ach_clearing', r.d_ach_clearing, u.ach_clearing_centavos)) as leg(account, amount, balance_after)
+          ('available', w.d_available, w.available),
+          ('pending_out', w.d_pending_out, w.pending_out),
+          ('qr_clearing', w.d_qr_clearing, w.qr_clearing),
+          ('ach_clearing', w.d_ach_clearing, w.ach_clearing)) as leg(account, amount, balance_after)
         where leg.amount <> 0
      ), bucketed as (
        insert into ledger_buckets (business_code, bucket_start, payments_count, payments_centavos, refunds_count,
                                    refunds_centavos, transfers_count, transfers_centavos, returns_count, returns_centavos,
                                    fees_count, fees_centavos, closing_centavos)
-       select r.business_code, date_bin('15 minutes', u.posted_at, timestamptz '2000-01-01 00:00:00+00'),
-              (r.statement_column = 'payments')::int, case when r.statement_column = 'payments' then r.d_available else 0 end,
-              (r.statement_column = 'refunds')::int, case when r.statement_column = 'refunds' then r.d_available else 0 end,
-              (r.statement_column = 'transfers')::int, case when r.statement_column = 'transfers' then r.d_available else 0 end,
-              (r.statement_column = 'returns')::int, case when r.statement_column = 'returns' then r.d_available else 0 end,
-              (r.statement_column = 'fees')::int, case when r.statement_column = 'fees' then r.d_available else 0 end,
-              u.available_centavos
-         from request r join updated u on u.business_code = r.business_code
-        where r.statement_column is not null
+       select business_code, date_bin('15 minutes', posted_at, timestamptz '2000-01-01 00:00:00+00'),
+              count(*) filter (where statement_column = 'payments'), coalesce(sum(d_available) filter (where statement_column = 'payments'), 0),
+              count(*) filter (where statement_column = 'refunds'), coalesce(sum(d_available) filter (where statement_column = 'refunds'), 0),
+              count(*) filter (where statement_column = 'transfers'), coalesce(sum(d_available) filter (where statement_column = 'transfers'), 0),
+              count(*) filter (where statement_column = 'returns'), coalesce(sum(d_available) filter (where statement_column = 'returns'), 0),
+              count(*) filter (where statement_column = 'fees'), coalesce(sum(d_available) filter (where statement_column = 'fees'), 0),
+              -- available after the bucket's last posting in this statement
+              (array_agg(available order by ord desc))[1]
+         from written
+        where statement_column is not null
+        group by 1, 2
        on conflict (business_code, bucket_start) do update set
          payments_count = ledger_buckets.payments_count + excluded.payments_count,
          payments_centavos = ledger_buckets.payments_centavos + excluded.payments_centavos,
@@ -149,10 +197,7 @@ export async function postEntries(
          fees_centavos = ledger_buckets.fees_centavos + excluded.fees_centavos,
          closing_centavos = excluded.closing_centavos
      ), counted as (
-       -- The day of the movement's created_at (migration 011), the day the history shows it in. The service
-       -- posts to a merchant at most once per call (post() in service.ts), so this is one row per merchant
-       -- and no two rows of the INSERT meet on one (business_code, type, day), which ON CONFLICT could not
-       -- update twice; grouping keeps the count right even if that ever changed.
+       -- The day of the movement's created_at (migration 011), the day the history shows it in.
        insert into movement_days (business_code, type, day, movement_count)
        select business_code, type, date_bin('1 day', created_at, timestamptz '2000-01-01 00:00:00+00'), count(*)
          from moved group by 1, 2, 3
@@ -162,8 +207,9 @@ export async function postEntries(
             m.id as new_movement_id, m.type, m.amount_centavos, m.currency, m.reference, m.snapshot, m.created_at
        from request r
        left join locked l on l.business_code = r.business_code
-       left join entered e on e.business_code = r.business_code
-       left join moved m on m.business_code = r.business_code
+       left join numbered n on n.ord = r.ord
+       left join entered e on e.id = n.entry_id
+       left join moved m on m.id = n.new_movement_id
       order by r.ord`,
     [
       entries.map((e) => e.businessCode),

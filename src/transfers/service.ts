@@ -73,7 +73,8 @@ export type TransferCreationQueue = GroupCommit<TransferCreation, IdempotentResu
 
 export function transferCreationQueue(db: Database): TransferCreationQueue {
   return new GroupCommit<TransferCreation, IdempotentResult>({
-    // One debit per balance per statement: a merchant's creations go one batch after another.
+    // A merchant's creations go in one batch at a time, together: the statement applies them in order under
+    // the balance's lock (ledger.debitEach), so a hot merchant writes its waiting transfers in one transaction.
     keyOf: (creation) => creation.request.business_code,
     // The same key again while the first is queued or being written: 409 at once (docs/api-reference.md#idempotency), as the
     // advisory lock answers it between processes.

@@ -316,6 +316,57 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
     expect(rows.map((r) => r.posted_at)).toEqual([T1, T1]);
   });
 
+  it('several debits of one merchant in one statement are taken in request order while available covers each', async () => {
+    const [shop, kiosk, cafe] = [await room.newMerchant(), await room.newMerchant(), await room.newMerchant()];
+    await room.credit(shop, 10_000, T0);
+    await room.credit(kiosk, 2_000, T0);
+    await room.credit(cafe, 500, T0);
+    // Interleaved as a group-commit batch delivers them. The shop can pay 60 and 40 but not the 50 between
+    // them (a refusal leaves its running balance alone) nor the 10 after; the kiosk's first is too big, its
+    // second fits; the cafe's two fit exactly.
+    const requests: Array<[number, number, Date]> = [
+      [shop, 6_000, T1], [kiosk, 3_000, T1], [shop, 5_000, T1], [cafe, 300, T1],
+      [shop, 4_000, T0], [kiosk, 500, T1], [shop, 1_000, T1], [cafe, 200, T1],
+    ];
+    const results = await database.db.transaction(async (tx) => {
+      const movements = await ledger.debitEach(tx, requests.map(([businessCode, amount, now]) => (
+        { businessCode, amountCentavos: amount as Centavos, reference: `${businessCode}:${amount}`, snapshot: DESTINATION, now })));
+      const taken = movements.flatMap((movement, i) => (movement ? [{ movement, request: requests[i]! }] : []));
+      await transferStore.insertTransfers(tx, taken.map(({ movement, request: [businessCode, amount, now] }) => ({
+        businessCode, movementId: movement.id, amountCentavos: amount as Centavos, reference: null, bankCode: 1014,
+        accountNumber: new FullAccountNumber('10000123455678'), accountTitular: 'Juan Perez', now,
+      })));
+      return movements;
+    });
+    expect(results.map((movement) => movement?.reference ?? null)).toEqual([
+      `${shop}:6000`, null, null, `${cafe}:300`, `${shop}:4000`, `${kiosk}:500`, null, `${cafe}:200`,
+    ]);
+    // Movement ids follow the request order.
+    const ids = results.flatMap((movement) => (movement ? [movement.id] : []));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(await room.balance(shop)).toEqual({ available: 0, pendingOut: 10_000 });
+    expect(await room.balance(kiosk)).toEqual({ available: 1_500, pendingOut: 500 });
+    expect(await room.balance(cafe)).toEqual({ available: 0, pendingOut: 500 });
+    // Each posting carries its account's running balance, in entry order.
+    expect((await room.postings(shop)).map((p) => `${p.kind} ${p.account} ${p.amount} ${p.balance_after}`)).toEqual([
+      'payment available 10000 10000', 'payment qr_clearing -10000 -10000',
+      'transfer available -6000 4000', 'transfer pending_out 6000 6000',
+      'transfer available -4000 0', 'transfer pending_out 4000 10000',
+    ]);
+    // A later entry's earlier clock does not date it before the one ahead of it.
+    const { rows: posted } = await database.db.query<{ posted_at: Date }>(
+      "select posted_at from journal_entries where business_code = $1::bigint and kind = 'transfer' order by id", [shop]);
+    expect(posted.map((r) => r.posted_at)).toEqual([T1, T1]);
+    // The statement bucket counts both and closes at the last one's balance; the day counts both movements.
+    const { rows: buckets } = await database.db.query<{ transfers_count: number; transfers_centavos: number; closing_centavos: number }>(
+      'select transfers_count, transfers_centavos, closing_centavos from ledger_buckets where business_code = $1::bigint and transfers_count > 0',
+      [shop]);
+    expect(buckets).toEqual([{ transfers_count: 2, transfers_centavos: -10_000, closing_centavos: 0 }]);
+    expect(await room.counters(shop)).toEqual({ payment: 1, transfer: 2 });
+    expect(await room.counters(cafe)).toEqual({ payment: 1, transfer: 2 });
+    expect(await room.check()).toMatchObject({ violations: [], problems: [] });
+  });
+
   describe('what the database refuses', () => {
     it('a negative available balance (CHECK balances_available_nonnegative)', async () => {
       const merchant = await room.newMerchant();

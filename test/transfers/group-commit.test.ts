@@ -1,6 +1,6 @@
 // Transfers created at the same moment are written together (src/db/group-commit.ts): these tests prove
-// that batches really form, that every caller still gets its own answer, and that one creation failing
-// inside a batch costs the others nothing.
+// that batches really form — across merchants and for one merchant's balance — that every caller still
+// gets its own answer, and that one creation failing inside a batch costs the others nothing.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ledger from '../../src/ledger/service.ts';
@@ -70,6 +70,31 @@ describe.each(databaseKinds())('transfers written together on %s', (kind) => {
       expect(replay.body).toEqual(responses[i]!.body);
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
     }
+  });
+
+  it('a burst from one merchant shares transactions too, and its transfers are taken while the funds last', async () => {
+    const merchant = await fundedMerchant(t, '150.00');
+    const sent = Array.from({ length: 24 }, (_, n) => ({
+      key: randomUUID(), body: transferBody(merchant.businessCode, { amount: '10.00', reference: `hot ${n}` }),
+    }));
+    const responses = await Promise.all(sent.map(({ body, key }) => postTransfer(t, merchant, body, key)));
+    expect(responses.filter((response) => response.status === 201)).toHaveLength(15);
+    const refused = responses.filter((response) => response.status === 400);
+    expect(refused).toHaveLength(9);
+    for (const response of refused) expect(response.body.code).toBe('INSUFFICIENT_FUNDS');
+    for (const [i, response] of responses.entries()) {
+      if (response.status === 201) expect(response.body.reference).toBe(sent[i]!.body.reference);
+    }
+    expect(await balanceOf(t, merchant)).toEqual({ available: 0, pending_out: 150 });
+
+    // One balance row, yet fewer transactions than transfers: a batch took several of its creations.
+    const { rows } = await t.db.query<{ transactions: number }>(
+      'select count(distinct xmin::text)::int8 as transactions from transfers where business_code = $1::bigint', [merchant.businessCode]);
+    if (kind === 'postgres') expect(rows[0]!.transactions).toBeLessThan(15);
+    const report = await ledger.checkLedger(t.db);
+    expect({ violations: report.violations, problems: report.problems }).toEqual({ violations: [], problems: [] });
+    const replays = await Promise.all(sent.map(({ body, key }) => postTransfer(t, merchant, body, key)));
+    for (const [i, replay] of replays.entries()) expect({ status: replay.status, body: replay.body }).toEqual({ status: responses[i]!.status, body: responses[i]!.body });
   });
 
   it('a creation that fails inside a batch is retried alone: the others are created, it alone gets the error and nothing is stored for it', async () => {
