@@ -1,5 +1,5 @@
-// Property: for any sequence of QR payments, transfers, rail outcomes, cancels, refunds (partial, repeated,
-// failed) and late payments, driven through the HTTP API, the balance is what an independent model of
+// Property: for any sequence of QR payments, transfers (alone or several at once), rail outcomes, cancels,
+// refunds (partial, repeated, failed) and late payments, driven through the HTTP API, the balance is what an independent model of
 // docs/api-reference.md#transfer-lifecycle, #refunds and #balance-invariant says after every step, never
 // negative; the merchant's journal sums to its balance after every step; and the operator's ledger check
 // finds nothing wrong at the end.
@@ -16,6 +16,7 @@ type Operation =
   | { kind: 'advanceRefund'; pick: number; to: 'COMPLETED' | 'FAILED' }
   | { kind: 'late'; centavos: number }
   | { kind: 'transfer'; centavos: number; closedAccount: boolean }
+  | { kind: 'burst'; amounts: number[] }
   | { kind: 'advance'; pick: number; to: 'IN_TRANSIT' | 'COMPLETED' | 'FAILED' }
   | { kind: 'cancel'; pick: number };
 
@@ -34,6 +35,7 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('advanceRefund' as const), pick: fc.nat({ max: 3 }), to: fc.constantFrom('COMPLETED' as const, 'FAILED' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('late' as const), centavos: fc.integer({ min: 10, max: 20_000 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('transfer' as const), centavos: fc.integer({ min: 10, max: 40_000 }), closedAccount: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('burst' as const), amounts: fc.array(fc.integer({ min: 10, max: 30_000 }), { minLength: 2, maxLength: 6 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), pick: fc.nat(), to: fc.constantFrom('IN_TRANSIT' as const, 'COMPLETED' as const, 'FAILED' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
 );
@@ -148,6 +150,32 @@ describe.each(databaseKinds())('the ledger invariant on %s', (kind) => {
           expect(response.status).toBe(400);
           expect(response.body.code).toBe('INSUFFICIENT_FUNDS');
         }
+      } else if (op.kind === 'burst') {
+        // Sent at once, so the service may write them in one batch (src/db/group-commit.ts) in an order the
+        // client cannot know. Whatever the order, taking each while it fits means: the taken ones fit
+        // together, and each refused one is more than what was left after all of them.
+        const available = collected - reserved();
+        const responses = await Promise.all(op.amounts.map((amount) => t.request('POST', '/api/v2/transfers', {
+          ...key,
+          headers: { 'idempotency-key': randomUUID() },
+          body: {
+            business_code: merchant.businessCode, amount: formatCentavos(centavos(amount)), currency: 'BOB',
+            destination: { type: 'bank_account', bank_code: 1001, account_number: '1234-5678', account_titular: 'Ana Pérez' },
+          },
+        })));
+        let taken = 0;
+        responses.forEach((response, i) => {
+          if (response.status === 201) {
+            taken += op.amounts[i]!;
+            transfers.push({ id: response.body.id, centavos: op.amounts[i]!, closedAccount: false, status: 'PENDING' });
+          } else {
+            expect({ status: response.status, code: response.body.code }).toEqual({ status: 400, code: 'INSUFFICIENT_FUNDS' });
+          }
+        });
+        expect(taken).toBeLessThanOrEqual(available);
+        responses.forEach((response, i) => {
+          if (response.status !== 201) expect(op.amounts[i]!).toBeGreaterThan(available - taken);
+        });
       } else if (transfers.length > 0) {
         const transfer = transfers[op.pick % transfers.length]!;
         if (op.kind === 'cancel') {
@@ -197,7 +225,7 @@ describe.each(databaseKinds())('the ledger invariant on %s', (kind) => {
     expect(check.body).toMatchObject({ ok: true, violations: [], problems: [] });
   }
 
-  it('holds for any sequence of payments, transfers, rail outcomes, cancels, refunds and late payments', async () => {
+  it('holds for any sequence of payments, transfers alone and in bursts, rail outcomes, cancels, refunds and late payments', async () => {
     await fc.assert(fc.asyncProperty(fc.array(operation, { minLength: 4, maxLength: 24 }), run), { numRuns: 25 });
   }, 240_000);
 });
