@@ -9,9 +9,12 @@
 // once: a key's items that arrive while its batch is being written wait for the next one, so a hot
 // balance takes its waiting items together rather than one transaction each. An item whose exclusive
 // key (its Idempotency-Key) is already queued or being written is refused at once: it must not wait for
-// the first and be answered after it. When a whole batch fails, its items are retried alone, side by side,
-// so one bad item — or one balance another transaction holds — costs the others a retry, never their
-// answer.
+// the first and be answered after it. When a whole batch fails, each key's items are retried as a batch
+// of their own, keys side by side, and a key's batch that fails again item by item in arrival order (see
+// writeBatch), so one bad item — or one balance another transaction holds — costs the others a retry,
+// never their answer.
+
+import { isDatabaseUnavailable } from './database.ts';
 
 export interface GroupCommitOptions<Item, Result> {
   /** Items of one key go in arrival order, in one batch at a time. */
@@ -82,27 +85,52 @@ export class GroupCommit<Item, Result> {
     return batch;
   }
 
+  /**
+   * Writes a batch; if it fails as a whole, each key's items are written again as a batch of their own,
+   * keys side by side (one balance another transaction holds then delays only its own merchant, whose
+   * batch waits for the lock); a key's batch that fails again is written item by item in arrival order, so
+   * the one bad item alone gets the error.
+   */
   private async writeBatch(batch: Array<Waiting<Item, Result>>): Promise<void> {
     try {
       settle(batch, await this.options.write(batch.map((waiting) => waiting.item)));
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]!.reject(error);
-        return;
-      }
-      // Side by side, so an unreachable database fails them all in one timeout. Items of one key then meet
-      // on its lock and go in the order the database grants it: concurrent requests were never promised
-      // an order among themselves.
-      await Promise.all(batch.map(async (waiting) => {
-        try {
-          settle([waiting], await this.options.write([waiting.item]));
-        } catch (itemError) {
-          waiting.reject(itemError);
-        }
-      }));
+      const byKey = this.byKey(batch);
+      if (byKey.length > 1) await Promise.all(byKey.map((ofKey) => this.writeBatch(ofKey)));
+      else await this.writeOneByOne(batch, error);
     }
   }
 
+  private async writeOneByOne(batch: Array<Waiting<Item, Result>>, batchError: unknown): Promise<void> {
+    if (batch.length === 1) {
+      batch[0]!.reject(batchError);
+      return;
+    }
+    for (const [i, waiting] of batch.entries()) {
+      try {
+        settle([waiting], await this.options.write([waiting.item]));
+      } catch (error) {
+        waiting.reject(error);
+        // An unreachable database fails the rest the same way: answer them now, not one timeout each.
+        if (isDatabaseUnavailable(error)) {
+          for (const rest of batch.slice(i + 1)) rest.reject(error);
+          return;
+        }
+      }
+    }
+  }
+
+  /** The batch's items grouped by key, each group in arrival order. */
+  private byKey(batch: Array<Waiting<Item, Result>>): Array<Array<Waiting<Item, Result>>> {
+    const groups = new Map<string | number, Array<Waiting<Item, Result>>>();
+    for (const waiting of batch) {
+      const key = this.options.keyOf(waiting.item);
+      const group = groups.get(key);
+      if (group) group.push(waiting);
+      else groups.set(key, [waiting]);
+    }
+    return [...groups.values()];
+  }
 }
 
 function settle<Item, Result>(batch: Array<Waiting<Item, Result>>, results: Array<Result | Error>): void {

@@ -82,13 +82,14 @@ export async function debit(tx: Transaction, request: DebitRequest): Promise<Mov
  * `debit` for several requests at once, in one statement (transfers created together, see
  * src/db/group-commit.ts), several of one merchant included: each result, in request order, is the
  * movement, or null when that merchant's `available` does not cover its amount after the requests before
- * it — a refusal that wrote nothing and leaves the others and the transaction intact. A single debit waits
- * for its balance's lock; several do not: if another transaction holds one of the balances, the call fails
- * at once (lock_not_available) rather than hold up every other merchant, and the caller retries each debit
- * alone.
+ * it — a refusal that wrote nothing and leaves the others and the transaction intact. Debits of one
+ * merchant wait for its balance's lock; debits of several do not: if another transaction holds one of the
+ * balances, the call fails at once (lock_not_available) rather than hold up every other merchant, and the
+ * caller retries each merchant's debits on their own.
  */
 export async function debitEach(tx: Transaction, requests: readonly DebitRequest[]): Promise<Array<MovementRow | null>> {
-  const posted = await post(tx, requests.map((request) => opening('transfer', request)), { waitForLocks: requests.length === 1 });
+  const merchants = new Set(requests.map((request) => request.businessCode));
+  const posted = await post(tx, requests.map((request) => opening('transfer', request)), { waitForLocks: merchants.size === 1 });
   return posted.map((entry) => (entry.outcome === 'posted' ? entry.movement : null));
 }
 

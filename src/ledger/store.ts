@@ -55,12 +55,13 @@ export type PostedEntry =
  * Posts entries in one statement, any number per merchant; results in request order.
  *
  * The balances are locked in business_code order first, so two statements posting to overlapping sets
- * can never deadlock; READ COMMITTED hands the lock the newest version of each row. From that head, each
- * merchant's entries are walked in request order (a recursive step per entry): an entry is taken when no
- * merchant account goes below zero after it, and a refused entry writes nothing and leaves the running
- * balances as they were — the order a queue of single debits would have given, so N concurrent debits can
- * never overdraw; the CHECKs on balances stand behind it. Each taken entry's postings carry its accounts'
- * running balances. The posting time is never earlier than the merchant's previous one (`greatest` with
+ * can never deadlock; under READ COMMITTED, SELECT … FOR NO KEY UPDATE returns the newest committed version
+ * of each row, once it holds the lock. From that head, each merchant's entries are walked in request order
+ * (a recursive step per entry): an entry is taken when no merchant account goes below zero after it, and a
+ * refused entry writes nothing and leaves the running balances as they were — what a queue of single
+ * debits would have given, so N concurrent debits can never overdraw; the CHECKs on balances stand behind
+ * it. The head becomes the walk's last running balances, and each taken entry's postings carry its
+ * accounts' running balances. The posting time is never earlier than the merchant's previous one (`greatest` with
  * the head's updated_at, then with the entry before it), so an account's postings are in time order even
  * when two instances' clocks differ by a little, and is kept to the millisecond (a CHECK says so) so that
  * JavaScript holds it exactly.
@@ -133,20 +134,22 @@ export async function postEntries(
        select t.*, e.id as entry_id, m.id as new_movement_id, coalesce(t.movement_id, m.id) as entry_movement_id
          from taken t join entry_ids e on e.n = t.entry_n
          left join movement_ids m on t.movement_type is not null and m.n = t.opening_n
-     ), merchant_totals as (
-       select business_code, sum(d_available) as d_available, sum(d_pending_out) as d_pending_out,
-              sum(d_qr_clearing) as d_qr_clearing, sum(d_ach_clearing) as d_ach_clearing, max(posted_at) as posted_at
-         from taken group by business_code
+     ), heads as (
+       -- Each merchant's running balances after its last taken entry: its new head.
+       select distinct on (business_code) business_code, available, pending_out, qr_clearing, ach_clearing, posted_at
+         from taken order by business_code, ord desc
      ), updated as (
+       -- Set, not added: the walk started from the version this transaction holds locked, which is the
+       -- newest. (A guard such as "b.available + change >= 0" would be checked against this statement's
+       -- snapshot, older when a credit committed while the lock was awaited, and refuse what fits.)
        update balances b
-          set available_centavos = b.available_centavos + t.d_available,
-              pending_out_centavos = b.pending_out_centavos + t.d_pending_out,
-              qr_clearing_centavos = b.qr_clearing_centavos + t.d_qr_clearing,
-              ach_clearing_centavos = b.ach_clearing_centavos + t.d_ach_clearing,
-              updated_at = t.posted_at
-         from merchant_totals t
-        where b.business_code = t.business_code and b.business_code in (select business_code from locked)
-          and b.available_centavos + t.d_available >= 0 and b.pending_out_centavos + t.d_pending_out >= 0
+          set available_centavos = h.available,
+              pending_out_centavos = h.pending_out,
+              qr_clearing_centavos = h.qr_clearing,
+              ach_clearing_centavos = h.ach_clearing,
+              updated_at = h.posted_at
+         from heads h
+        where b.business_code = h.business_code
        returning b.business_code
      ), written as (
        select n.* from numbered n join updated u on u.business_code = n.business_code

@@ -105,9 +105,9 @@ export async function createTransfer(
 }
 
 /**
- * The debits, transfer rows and `transfer.created` events of several creations (at most one per
- * merchant), in the caller's transaction: 201 with the transfer, or the stored 400 INSUFFICIENT_FUNDS
- * for a creation whose debit was refused (it wrote nothing). Outcomes in creation order.
+ * The debits, transfer rows and `transfer.created` events of several creations (a merchant's in arrival
+ * order), in the caller's transaction: 201 with the transfer, or the stored 400 INSUFFICIENT_FUNDS for a
+ * creation whose debit was refused (it wrote nothing). Outcomes in creation order.
  */
 export async function debitAndRecordTransfers(tx: Transaction, creations: TransferCreation[]): Promise<Outcome[]> {
   const movements = await ledger.debitEach(tx, creations.map(({ request, now }) => ({

@@ -1,6 +1,7 @@
 // The ledger core on a real database (docs/journal.md, docs/api-reference.md#balance-invariant): credit,
 // debit and close inside the caller's transaction, each as one balanced journal entry; what the database
 // itself refuses; and the ledger check, which must catch each kind of corruption made on purpose.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Transaction } from '../../src/db/database.ts';
 import { databaseErrorOf } from '../../src/db/database.ts';
@@ -14,6 +15,7 @@ import { createMerchant } from '../../src/merchants/service.ts';
 import { centavos, type Centavos } from '../../src/money.ts';
 import * as transferStore from '../../src/transfers/store.ts';
 import { createTestDatabase, databaseKinds, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
+import { backendWaitingForLock } from '../helpers/row-locks.ts';
 
 const T0 = new Date('2026-11-22T16:00:00.000Z');
 const T1 = new Date('2026-11-22T16:05:00.000Z');
@@ -659,6 +661,38 @@ describeOnPostgres('ledger under concurrency on %s', (kind) => {
     expect(await room.check()).toMatchObject({ violations: [], problems: [] });
   });
 
+  it('debits that waited behind a credit start from the credited balance, not from the balance when their statement began', async () => {
+    const merchant = await room.newMerchant();
+    await room.credit(merchant, 1_000);
+    const otherPool = await database.openAnother();
+    const observer = new pg.Client({ connectionString: database.url });
+    await observer.connect();
+    try {
+      // A payment of 50.00 holds the balance, uncommitted, while a batch of two debits (30.00 and 0.01)
+      // waits for it: neither fits the 10.00 of the batch's snapshot, both fit once the payment commits.
+      let commitPayment!: () => void;
+      const paymentHeld = new Promise<void>((resolve) => { commitPayment = resolve; });
+      const payment = database.db.transaction(async (tx) => {
+        await ledger.credit(tx, { businessCode: merchant, amountCentavos: centavos(5_000), reference: null, snapshot: PAYER, now: T0 });
+        await paymentHeld;
+      });
+      await waitUntil(async () => (await room.balance(merchant)).available === 1_000 && await creditIsHeld(observer, merchant));
+      const batch = otherPool.transaction((tx) => ledger.debitEach(tx, [3_000, 1].map((amount) => (
+        { businessCode: merchant, amountCentavos: amount as Centavos, reference: `waited ${amount}`, snapshot: DESTINATION, now: T1 }))));
+      await backendWaitingForLock(observer);
+      commitPayment();
+      await payment;
+      const debited = await batch;
+      expect(debited.map((movement) => movement?.reference ?? null)).toEqual(['waited 3000', 'waited 1']);
+      expect(await room.balance(merchant)).toEqual({ available: 2_999, pendingOut: 3_001 });
+      expect((await room.postings(merchant)).filter((p) => p.account === 'available').map((p) => p.balance_after))
+        .toEqual([1_000, 6_000, 3_000, 2_999]);
+    } finally {
+      await observer.end();
+      await otherPool.close();
+    }
+  });
+
   it('two transactions returning the same transfer at once return its funds exactly once', async () => {
     const merchant = await room.newMerchant();
     await room.credit(merchant, 2_000);
@@ -677,3 +711,19 @@ describeOnPostgres('ledger under concurrency on %s', (kind) => {
     expect(await room.balance(merchant)).toEqual({ available: 1_100, pendingOut: 900 });
   });
 });
+
+/** Polls `condition` every 20 ms for up to 5 s. */
+async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 250; attempt++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('condition not met within 5 s');
+}
+
+/** True once a transaction holds the merchant's balance row locked (a credit in progress). */
+async function creditIsHeld(observer: pg.Client, businessCode: number): Promise<boolean> {
+  const { rows } = await observer.query<{ locked: boolean }>(
+    `select not exists (select 1 from balances where business_code = $1::bigint for update skip locked) as locked`, [businessCode]);
+  return rows[0]!.locked;
+}

@@ -109,24 +109,31 @@ describe.each(databaseKinds())('transfers written together on %s', (kind) => {
     await t.db.query('create trigger refuse_poison before insert on transfers for each row execute function refuse_poison()');
     const poisonKey = randomUUID();
     const poisonBody = transferBody(merchants[3]!.businessCode, { amount: '10.00', reference: 'poison' });
+    // Merchant 3 sends the poisoned creation between two good ones, so its batch holds all three.
+    const sent = merchants.flatMap((merchant, i) => (i === 3
+      ? [
+        { merchant, body: transferBody(merchant.businessCode, { amount: '10.00', reference: 'before poison' }), key: randomUUID() },
+        { merchant, body: poisonBody, key: poisonKey },
+        { merchant, body: transferBody(merchant.businessCode, { amount: '10.00', reference: 'after poison' }), key: randomUUID() },
+      ]
+      : [{ merchant, body: transferBody(merchant.businessCode, { amount: '10.00', reference: `ok ${i}` }), key: randomUUID() }]));
     let responses;
     try {
-      responses = await Promise.all(merchants.map((merchant, i) => i === 3
-        ? postTransfer(t, merchant, poisonBody, poisonKey)
-        : postTransfer(t, merchant, transferBody(merchant.businessCode, { amount: '10.00', reference: `ok ${i}` }))));
+      responses = await Promise.all(sent.map(({ merchant, body, key }) => postTransfer(t, merchant, body, key)));
     } finally {
       await t.db.query('drop trigger refuse_poison on transfers');
       await t.db.query('drop function refuse_poison()');
     }
-    responses.forEach((response, i) => expect(response.status).toBe(i === 3 ? 500 : 201));
-    expect(JSON.stringify(responses[3]!.body)).not.toContain('poisoned');
-    expect(await balanceOf(t, merchants[3]!)).toEqual({ available: 100, pending_out: 0 });
+    responses.forEach((response, i) => expect(response.status).toBe(sent[i]!.key === poisonKey ? 500 : 201));
+    const poisoned = responses[sent.findIndex(({ key }) => key === poisonKey)]!;
+    expect(JSON.stringify(poisoned.body)).not.toContain('poisoned');
+    expect(await balanceOf(t, merchants[3]!)).toEqual({ available: 80, pending_out: 20 });
     for (const merchant of merchants.filter((_, i) => i !== 3)) expect(await balanceOf(t, merchant)).toEqual({ available: 90, pending_out: 10 });
 
     // Nothing was stored for the failed key, so the same request now executes.
     const retry = await postTransfer(t, merchants[3]!, poisonBody, poisonKey);
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
-    expect(await balanceOf(t, merchants[3]!)).toEqual({ available: 90, pending_out: 10 });
+    expect(await balanceOf(t, merchants[3]!)).toEqual({ available: 70, pending_out: 30 });
   });
 });

@@ -111,6 +111,53 @@ describe('GroupCommit', () => {
     expect(await Promise.all(outcomes)).toEqual([{ value: 10 }, { error: 'item 2 failed' }, { value: 30 }]);
   });
 
+  it('retries a failed batch per key, keys side by side; a key whose batch fails again goes item by item, in arrival order', async () => {
+    const writer = scriptedWriter();
+    const group = groupOf(writer.write, 10, 1);
+    const blocker = group.submit({ key: 'x', value: 0 });
+    await tick();
+    const pending = [{ key: 'a', value: 1 }, { key: 'b', value: 2 }, { key: 'a', value: 3 }, { key: 'a', value: 4 }].map((item) => group.submit(item));
+    const outcomes = pending.map((promise) => promise.then((value) => ({ value }), (error: Error) => ({ error: error.message })));
+    writer.batches[0]!.release();
+    await blocker;
+    await tick();
+    expect(writer.batches[1]!.items.map((i) => i.value)).toEqual([1, 2, 3, 4]);
+    writer.batches[1]!.fail(new Error('lock not available'));
+    await tick();
+    // Each key's items as a batch of their own, both under way at once.
+    expect(writer.batches.slice(2).map((b) => b.items.map((i) => i.value))).toEqual([[1, 3, 4], [2]]);
+    writer.batches[3]!.release();
+    writer.batches[2]!.fail(new Error('item 3 failed'));
+    await tick();
+    // Then one by one: 3 is not written before 1 has its answer.
+    expect(writer.batches.slice(4).map((b) => b.items.map((i) => i.value))).toEqual([[1]]);
+    writer.batches[4]!.release();
+    await tick();
+    expect(writer.batches.slice(5).map((b) => b.items.map((i) => i.value))).toEqual([[3]]);
+    writer.batches[5]!.fail(new Error('item 3 failed'));
+    await tick();
+    writer.batches[6]!.release();
+    expect(await Promise.all(outcomes)).toEqual([{ value: 10 }, { value: 20 }, { error: 'item 3 failed' }, { value: 40 }]);
+  });
+
+  it('answers the rest of a key at once when an item-by-item retry finds the database unreachable', async () => {
+    const writer = scriptedWriter();
+    const group = groupOf(writer.write, 10, 1);
+    const blocker = group.submit({ key: 'x', value: 0 });
+    await tick();
+    const pending = [1, 2, 3].map((value) => group.submit({ key: 'a', value }));
+    const outcomes = pending.map((promise) => promise.then((value) => ({ value }), (error: Error) => ({ error: error.message })));
+    writer.batches[0]!.release();
+    await blocker;
+    await tick();
+    writer.batches[1]!.fail(new Error('Connection terminated unexpectedly'));
+    await tick();
+    expect(writer.batches[2]!.items.map((i) => i.value)).toEqual([1]);
+    writer.batches[2]!.fail(new Error('Connection terminated unexpectedly'));
+    expect(await Promise.all(outcomes)).toEqual([1, 2, 3].map(() => ({ error: 'Connection terminated unexpectedly' })));
+    expect(writer.batches).toHaveLength(3);
+  });
+
   it('refuses at once an item whose exclusive key is queued or being written, and accepts it again afterwards', async () => {
     const writer = scriptedWriter();
     const group = groupOf(writer.write, 10, 1);
