@@ -22,13 +22,20 @@ export interface KeyClaimRow {
  * For each key, in order, in one statement: takes its transaction-scoped advisory lock without waiting
  * and reads its stored outcome. The read sees what was committed when the statement began; an outcome
  * committed between that and the lock is caught by `insertOutcomes`, which then stores nothing.
+ *
+ * The outcome is read by a LATERAL lookup per key, which can only be a primary-key probe. As a plain join
+ * the planner, trusting statistics taken when the table was small (it grows by every request), chose a
+ * hash join over a sequential scan of the whole table: 1.2 ms a batch at 20,000 rows in bench/transfers.ts.
  */
 export async function claimKeys(tx: Queryable, scopes: readonly IdempotencyScope[]): Promise<KeyClaimRow[]> {
   const { rows } = await tx.query<KeyClaimRow>(
     `select pg_try_advisory_xact_lock(hashtextextended('idempotency' || chr(10) || k.caller || chr(10) || k.route || chr(10) || k.key::text, 0)) as locked,
             s.request_hash, s.status_code, s.response_body
        from unnest($1::text[], $2::text[], $3::uuid[]) with ordinality as k(caller, route, key, ord)
-       left join idempotency_keys s on s.caller = k.caller and s.route = k.route and s.idempotency_key = k.key
+       left join lateral (
+         select request_hash, status_code, response_body from idempotency_keys
+          where caller = k.caller and route = k.route and idempotency_key = k.key
+       ) s on true
       order by k.ord`,
     [scopes.map((s) => s.caller), scopes.map((s) => s.route), scopes.map((s) => s.key)],
   );
