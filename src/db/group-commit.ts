@@ -91,12 +91,18 @@ export class GroupCommit<Item, Result> {
    * batch waits for the lock); a key's batch that fails again is written item by item in arrival order, so
    * the one bad item alone gets the error.
    */
-  private async writeBatch(batch: Array<Waiting<Item, Result>>): Promise<void> {
+  private async writeBatch(batch: Array<Waiting<Item, Result>>, retry = false): Promise<void> {
     try {
       settle(batch, await this.options.write(batch.map((waiting) => waiting.item)));
     } catch (error) {
+      // A retry that finds the database unreachable answers its items now: a further retry would only
+      // wait for another timeout (so an outage costs two, the batch's and its retries' side by side).
+      if (retry && isDatabaseUnavailable(error)) {
+        for (const waiting of batch) waiting.reject(error);
+        return;
+      }
       const byKey = this.byKey(batch);
-      if (byKey.length > 1) await Promise.all(byKey.map((ofKey) => this.writeBatch(ofKey)));
+      if (byKey.length > 1) await Promise.all(byKey.map((ofKey) => this.writeBatch(ofKey, true)));
       else await this.writeOneByOne(batch, error);
     }
   }

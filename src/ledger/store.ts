@@ -81,7 +81,7 @@ export async function postEntries(
 ): Promise<PostedEntry[]> {
   const opened = entries.map((e) => ('id' in e.movement ? null : e.movement));
   const { rows } = await tx.query<{
-    has_balance: boolean; entry_id: number | null; movement_id: number | null;
+    has_balance: boolean; unwritten: boolean; entry_id: number | null; movement_id: number | null;
     new_movement_id: number | null; type: MovementType; amount_centavos: Centavos; currency: string;
     reference: string | null; snapshot: Record<string, unknown>; created_at: Date;
   }>(
@@ -139,9 +139,11 @@ export async function postEntries(
        select distinct on (business_code) business_code, available, pending_out, qr_clearing, ach_clearing, posted_at
          from taken order by business_code, ord desc
      ), updated as (
-       -- Set, not added: the walk started from the version this transaction holds locked, which is the
-       -- newest. (A guard such as "b.available + change >= 0" would be checked against this statement's
-       -- snapshot, older when a credit committed while the lock was awaited, and refuse what fits.)
+       -- Set, not added, and no guard in the WHERE. Both would read this statement's snapshot, older than
+       -- the locked version when a payment committed while the lock was awaited: a guard there refuses
+       -- what fits, and "available + change" is checked against the balances' CHECKs on the old version
+       -- before PostgreSQL moves to the new one (test/ledger/ledger.test.ts, "debits that waited behind a
+       -- credit", fails both ways). The walk started from the locked version, which is the newest.
        update balances b
           set available_centavos = h.available,
               pending_out_centavos = h.pending_out,
@@ -206,7 +208,7 @@ export async function postEntries(
          from moved group by 1, 2, 3
        on conflict (business_code, type, day) do update set movement_count = movement_days.movement_count + excluded.movement_count
      )
-     select l.business_code is not null as has_balance, e.id as entry_id, e.movement_id,
+     select l.business_code is not null as has_balance, n.entry_id is not null and e.id is null as unwritten, e.id as entry_id, e.movement_id,
             m.id as new_movement_id, m.type, m.amount_centavos, m.currency, m.reference, m.snapshot, m.created_at
        from request r
        left join locked l on l.business_code = r.business_code
@@ -228,6 +230,9 @@ export async function postEntries(
     ],
   );
   return rows.map((row, i): PostedEntry => {
+    // The walk took it but its balance was not updated: impossible while the lock holds, and never to be
+    // answered as a refusal (a stored INSUFFICIENT_FUNDS would be replayed for a day).
+    if (row.unwritten) throw new Error(`an entry of merchant ${entries[i]!.businessCode} was taken but its balance did not move`);
     if (row.entry_id === null) return row.has_balance ? { outcome: 'insufficient_funds' } : { outcome: 'no_balance' };
     const movement: MovementRow | null = row.new_movement_id === null ? null : {
       id: row.new_movement_id,

@@ -158,6 +158,25 @@ describe('GroupCommit', () => {
     expect(writer.batches).toHaveLength(3);
   });
 
+  it('answers a merchant at once when its retry finds the database unreachable: two timeouts in all, not one per item', async () => {
+    const writer = scriptedWriter();
+    const group = groupOf(writer.write, 10, 1);
+    const blocker = group.submit({ key: 'x', value: 0 });
+    await tick();
+    const pending = [{ key: 'a', value: 1 }, { key: 'b', value: 2 }, { key: 'a', value: 3 }].map((item) => group.submit(item));
+    const outcomes = pending.map((promise) => promise.then((value) => ({ value }), (error: Error) => ({ error: error.message })));
+    writer.batches[0]!.release();
+    await blocker;
+    await tick();
+    writer.batches[1]!.fail(new Error('Query read timeout'));
+    await tick();
+    expect(writer.batches.slice(2).map((b) => b.items.map((i) => i.value))).toEqual([[1, 3], [2]]);
+    writer.batches[2]!.fail(new Error('Query read timeout'));
+    writer.batches[3]!.fail(new Error('Query read timeout'));
+    expect(await Promise.all(outcomes)).toEqual([1, 2, 3].map(() => ({ error: 'Query read timeout' })));
+    expect(writer.batches).toHaveLength(4);
+  });
+
   it('refuses at once an item whose exclusive key is queued or being written, and accepts it again afterwards', async () => {
     const writer = scriptedWriter();
     const group = groupOf(writer.write, 10, 1);
