@@ -108,7 +108,7 @@ export async function checkMovementsAndEvents(db: ScratchDb, codes: number[], re
       when p.single_use and coalesce(pd.n, 0) <> 1 then 'not exactly one simple_qr.paid'
       end as problem
     from qr_payments p
-      left join movements m on m.id = p.movement_id
+      left join movement_history m on m.id = p.movement_id
       left join received r on r.payment_id = p.id::text
       left join paid pd on pd.qr_id = p.qr_id::text
     where p.business_code = any($1::bigint[])`, [codes]);
@@ -122,7 +122,7 @@ export async function checkMovementsAndEvents(db: ScratchDb, codes: number[], re
       where owner_kind = 'merchant' and owner_id = any($1::bigint[]) and type like 'transfer.%' group by 1),
     t as (
       select t.id, t.status, t.amount_centavos, m.id as movement, m.type as mtype, m.amount_centavos as mamount, m.status as mstatus, ev.types
-      from transfers t left join movements m on m.id = t.movement_id left join ev on ev.transfer_id = t.id::text
+      from transfers t left join movement_history m on m.id = t.movement_id left join ev on ev.transfer_id = t.id::text
       where t.business_code = any($1::bigint[]))
     select id::int, status, case
       when movement is null then 'no movement'
