@@ -61,10 +61,10 @@ export type PostedEntry =
  * refused entry writes nothing and leaves the running balances as they were — what a queue of single
  * debits would have given, so N concurrent debits can never overdraw; the CHECKs on balances stand behind
  * it. The head becomes the walk's last running balances, and each taken entry's postings carry its
- * accounts' running balances. The posting time is never earlier than the merchant's previous one (`greatest` with
- * the head's updated_at, then with the entry before it), so an account's postings are in time order even
- * when two instances' clocks differ by a little, and is kept to the millisecond (a CHECK says so) so that
- * JavaScript holds it exactly.
+ * accounts' running balances. The posting time is never earlier than the merchant's previous one
+ * (`greatest` with the head's updated_at, then with the entry before it), so an account's postings are in
+ * time order even when two instances' clocks differ by a little, and is kept to the millisecond (a CHECK
+ * says so) so that JavaScript holds it exactly.
  *
  * Journal entry and movement ids are drawn from their sequences in one go and handed out in request
  * order, so a merchant's entries are numbered in the order their balances were computed (the ledger
@@ -96,28 +96,21 @@ export async function postEntries(
          from balances where business_code in (select business_code from request)
         order by business_code for no key update${waitForLocks ? '' : ' nowait'}
      ), walk as (
-       -- Running balances after each entry: the merchant's first entry from the locked head, each next one
-       -- from the entry before it. "taken" is the guard: no merchant account below zero.
-       select r.ord, r.business_code, r.seq, step.*
-         from request r join locked l on l.business_code = r.business_code
-        cross join lateral (select l.available_centavos + r.d_available >= 0 and l.pending_out_centavos + r.d_pending_out >= 0 as taken) guard
-        cross join lateral (select guard.taken,
-          case when guard.taken then l.available_centavos + r.d_available else l.available_centavos end as available,
-          case when guard.taken then l.pending_out_centavos + r.d_pending_out else l.pending_out_centavos end as pending_out,
-          case when guard.taken then l.qr_clearing_centavos + r.d_qr_clearing else l.qr_clearing_centavos end as qr_clearing,
-          case when guard.taken then l.ach_clearing_centavos + r.d_ach_clearing else l.ach_clearing_centavos end as ach_clearing,
-          case when guard.taken then date_trunc('milliseconds', greatest(l.updated_at, r.at)) else l.updated_at end as posted_at) step
-        where r.seq = 1
+       -- Running balances after each entry of a merchant: from its locked head (step 0), each entry in
+       -- request order from the step before it. "taken" is the guard: no merchant account below zero.
+       select l.business_code, 0::bigint as seq, null::bigint as ord, null::boolean as taken,
+              l.available_centavos as available, l.pending_out_centavos as pending_out,
+              l.qr_clearing_centavos as qr_clearing, l.ach_clearing_centavos as ach_clearing, l.updated_at as posted_at
+         from locked l
        union all
-       select r.ord, r.business_code, r.seq, step.*
+       select r.business_code, r.seq, r.ord, guard.taken,
+              case when guard.taken then w.available + r.d_available else w.available end,
+              case when guard.taken then w.pending_out + r.d_pending_out else w.pending_out end,
+              case when guard.taken then w.qr_clearing + r.d_qr_clearing else w.qr_clearing end,
+              case when guard.taken then w.ach_clearing + r.d_ach_clearing else w.ach_clearing end,
+              case when guard.taken then date_trunc('milliseconds', greatest(w.posted_at, r.at)) else w.posted_at end
          from walk w join request r on r.business_code = w.business_code and r.seq = w.seq + 1
         cross join lateral (select w.available + r.d_available >= 0 and w.pending_out + r.d_pending_out >= 0 as taken) guard
-        cross join lateral (select guard.taken,
-          case when guard.taken then w.available + r.d_available else w.available end,
-          case when guard.taken then w.pending_out + r.d_pending_out else w.pending_out end,
-          case when guard.taken then w.qr_clearing + r.d_qr_clearing else w.qr_clearing end,
-          case when guard.taken then w.ach_clearing + r.d_ach_clearing else w.ach_clearing end,
-          case when guard.taken then date_trunc('milliseconds', greatest(w.posted_at, r.at)) else w.posted_at end) step
      ), taken as (
        select w.available, w.pending_out, w.qr_clearing, w.ach_clearing, w.posted_at, r.*,
               row_number() over (order by r.ord) as entry_n,
