@@ -1,93 +1,26 @@
-// The service with a real streaming replica (DATABASE_REPLICA_URL): a throwaway primary made with initdb,
-// its replica made with pg_basebackup, both on ports of their own (never the shared test server). Replay
+// The service with a real streaming replica (DATABASE_REPLICA_URL, test/helpers/replica-service.ts). Replay
 // on the replica is paused to make it lag as far as the test wants: lists, movements and the statement
 // show the replica's older state, while a QR's status, its long poll, idempotent replays and the balance
 // read the primary and never lag. A replica that is down costs nothing but load: lists come from the primary.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { FastifyBaseLogger } from 'fastify';
-import pino from 'pino';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Cluster } from '../../faults/cluster.ts';
-import { loadConfig } from '../../src/config.ts';
-import { startService, type RunningService } from '../../src/startup.ts';
-import { ADMIN_TOKEN } from '../helpers/app.ts';
 import { describeOnPostgres } from '../helpers/databases.ts';
-import { trackOpen } from '../helpers/open-resources.ts';
+import { FALLBACK_WARNING, startReplicaService, type ReplicaService } from '../helpers/replica-service.ts';
 
 describeOnPostgres('a streaming read replica (DATABASE_REPLICA_URL), on %s', { timeout: 120_000 }, () => {
-  let parent: string;
-  let primary: Cluster | undefined;
-  let standby: Cluster | undefined;
-  let service: RunningService | undefined;
-  let closed: () => void;
-  let baseUrl: string;
-  let apiKey: string;
-  let businessCode: number;
-  const warnings: Array<{ msg: string; reads?: number }> = [];
-
+  let service: ReplicaService;
   beforeAll(async () => {
-    parent = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-replica-'));
-    primary = await Cluster.create(parent);
-    await primary.adminQuery('create database mps');
-    standby = await Cluster.standbyOf(primary, parent);
-    const config = loadConfig({
-      DATABASE_URL: primary.url('mps'), DATABASE_REPLICA_URL: standby.url('mps'), PORT: '0', ADMIN_TOKEN,
-      RATE_LIMIT: 'off', PUBLIC_RATE_LIMIT: 'off', LOG_LEVEL: 'silent', SANDBOX_SETTLEMENT: 'off',
-    });
-    const log = pino({ level: 'warn' }, { write: (line: string) => warnings.push(JSON.parse(line)) }) as unknown as FastifyBaseLogger;
-    service = await startService(config, { log });
-    closed = trackOpen('the service with a replica');
-    const sandbox = await service.ready;
-    if (!sandbox) throw new Error('a new database should have created the sandbox accounts');
-    apiKey = sandbox.apiKey;
-    businessCode = sandbox.businessCode;
-    const address = service.app.server.address();
-    baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    // Before any list: a replica that has not replayed the migrations yet would fail the read, which would
-    // then go to the primary (and leave the replica alone for 30 s).
-    await caughtUp();
+    service = await startReplicaService();
   }, 120_000);
-
   afterAll(async () => {
-    try {
-      await service?.close();
-      closed?.();
-    } finally {
-      for (const cluster of [standby, primary]) await cluster?.destroy();
-      if (parent) fs.rmSync(parent, { recursive: true, force: true });
-    }
+    await service?.close();
   }, 60_000);
 
-  const queryOn = async <Row>(cluster: Cluster, sql: string, params: unknown[] = []): Promise<Row[]> => {
-    const client = new pg.Client({ connectionString: cluster.url('mps') });
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows as Row[];
-    } finally {
-      await client.end();
-    }
-  };
-  /** Waits until the standby has replayed everything the primary has written so far. */
-  const caughtUp = async () => {
-    const lsn = (await queryOn<{ lsn: string }>(primary!, 'select pg_current_wal_lsn()::text as lsn'))[0]!.lsn;
-    await eventually(async () => {
-      return (await queryOn<{ done: boolean }>(standby!, 'select pg_last_wal_replay_lsn() >= $1::pg_lsn as done', [lsn]))[0]!.done;
-    }, 'the primary\'s writes');
-  };
-
-  const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(baseUrl + url, {
-      method,
-      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, headers: response.headers, body: await response.json() as any };
-  };
-  const get = (url: string, headers: Record<string, string> = {}) => call('GET', url, undefined, headers);
+  const get = (url: string, headers: Record<string, string> = {}) => service.get(url, headers);
+  const call = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => service.call(method, url, body, headers);
+  const caughtUp = () => service.caughtUp();
+  const eventually = (check: () => Promise<boolean>, what: string) => service.eventually(check, what);
   const listedQrs = async () => new Map<string, string>((await get('/api/v2/simple-qrs?per_page=100')).body.data.map((qr: any) => [qr.id, qr.status]));
   // Today in the service's time zone (SERVICE_TIMEZONE's default), the statement's only day here; read once,
   // so that a run across midnight compares one day with itself.
@@ -95,22 +28,8 @@ describeOnPostgres('a streaming read replica (DATABASE_REPLICA_URL), on %s', { t
   const statementPath = () => `/api/v2/balance/statement?from=${today}&to=${today}`;
   const paymentsToday = async () => (await get(statementPath())).body.days[0].payments.count as number;
   const movementsTotal = async () => (await get('/api/v2/balance/movements')).body.meta.total as number;
-  /** Polls until `check` holds (the replica replays within milliseconds; the bound is for a loaded machine). */
-  const eventually = async (check: () => Promise<boolean>, what: string) => {
-    const deadline = Date.now() + 20_000;
-    let last: unknown = null;
-    for (;;) {
-      try {
-        if (await check()) return;
-      } catch (error) {
-        last = error; // a standby still starting refuses connections: try again
-      }
-      if (Date.now() > deadline) throw new Error(`the replica never showed ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
   const createQr = async () => {
-    const response = await call('POST', '/api/v2/simple-qrs', { business_code: businessCode, amount: 150.5 });
+    const response = await call('POST', '/api/v2/simple-qrs', { business_code: service.businessCode, amount: 150.5 });
     expect(response.status).toBe(201);
     return response.body as { id: string; status: string };
   };
@@ -124,7 +43,7 @@ describeOnPostgres('a streaming read replica (DATABASE_REPLICA_URL), on %s', { t
     const balanceBefore = (await get('/api/v2/balance')).body;
     const paymentsBefore = await paymentsToday();
 
-    await standby!.pauseReplay();
+    await service.standby.pauseReplay();
     // The replica now serves a frozen snapshot: nothing written from here on reaches the lists until replay resumes.
     const unseen = await createQr();
     const read = await get(`/api/v2/simple-qrs/${unseen.id}`);
@@ -148,7 +67,7 @@ describeOnPostgres('a streaming read replica (DATABASE_REPLICA_URL), on %s', { t
     expect(await paymentsToday()).toBe(paymentsBefore); // and so does the statement
 
     const key = randomUUID();
-    const transfer = { business_code: businessCode, amount: 100.25, currency: 'BOB', reference: 'Replica',
+    const transfer = { business_code: service.businessCode, amount: 100.25, currency: 'BOB', reference: 'Replica',
       destination: { type: 'bank_account', bank_code: 1014, account_number: '20150123455678', account_titular: 'Juan Pérez' } };
     const created = await call('POST', '/api/v2/transfers', transfer, { 'idempotency-key': key });
     expect(created.status).toBe(201);
@@ -161,24 +80,104 @@ describeOnPostgres('a streaming read replica (DATABASE_REPLICA_URL), on %s', { t
     expect(transfers).not.toContain(created.body.id);
     expect((await get('/api/v2/events')).body.meta.total).toBe(eventsBefore);
 
-    await standby!.resumeReplay();
+    await service.standby.resumeReplay();
     await eventually(async () => (await listedQrs()).get(paid.id) === 'PAID' && (await listedQrs()).has(unseen.id), 'the QRs as they are');
     await eventually(async () => (await movementsTotal()) === movementsBefore + 2, 'the payment and the transfer in the history');
     await eventually(async () => (await paymentsToday()) === paymentsBefore + 1, 'the payment in the statement');
     await eventually(async () => (await get('/api/v2/transfers')).body.data.some((t: { id: number }) => t.id === created.body.id), 'the transfer');
     expect((await get('/api/v2/events')).body.meta.total).toBeGreaterThan(eventsBefore);
-    expect(warnings).toEqual([]); // a lagging replica is not a failing one: nothing went to the primary
+    expect(service.warnings).toEqual([]); // a lagging replica is not a failing one: nothing went to the primary
   });
 
   it('a replica that is down: lists, movements, the statement and the export are served by the primary', async () => {
-    await standby!.stop('fast');
+    await service.standby.stop('fast');
     const fresh = await createQr();
     expect((await listedQrs()).has(fresh.id)).toBe(true);
     expect((await get('/api/v2/balance/movements')).status).toBe(200);
     expect((await get(statementPath())).status).toBe(200);
-    const csv = await fetch(`${baseUrl}/api/v2/balance/entries.csv?from=${today}&to=${today}`, { headers: { 'x-api-key': apiKey } });
+    const csv = await fetch(`${service.baseUrl}/api/v2/balance/entries.csv?from=${today}&to=${today}`, { headers: { 'x-api-key': service.apiKey } });
     expect(csv.status).toBe(200);
     expect((await csv.text()).split('\n')[0]).toMatch(/^entry_id,/);
-    expect(warnings.filter((line) => line.msg === 'the read replica could not serve a read: sent to the primary')).toHaveLength(1); // logged once per 30 s, not per read
+    expect(service.warnings.filter((line) => line.msg === FALLBACK_WARNING)).toHaveLength(1); // logged once per 30 s, not per read
+  });
+});
+
+// A read the replica cancels because replaying the primary's WAL needs what the read holds — a recovery
+// conflict, SQLSTATE 40001, the error a busy hot standby gives long reads — is answered by the primary:
+// the client sees a 200 with the primary's data, never the conflict. Provoked for real, without timing
+// luck: the primary takes ACCESS EXCLUSIVE locks, which the standby replays. The first makes the
+// service's read on the replica wait for `movements` while it already holds the other table it reads;
+// the second asks the standby for that table, and once max_standby_streaming_delay has passed the standby
+// cancels the read. It has a service of its own: the fallback leaves the replica alone for 30 s, which
+// would hide what the first suite tests. (One file: the clusters of two files started at once could pick
+// the same port.)
+describeOnPostgres('a read the replica cancels for a recovery conflict, on %s', { timeout: 120_000 }, () => {
+  let service: ReplicaService;
+  const lockHolders: pg.Client[] = [];
+  beforeAll(async () => {
+    service = await startReplicaService();
+    await service.standby.adminQuery("alter system set max_standby_streaming_delay = '200ms'");
+    await service.standby.adminQuery('select pg_reload_conf()');
+  }, 120_000);
+  afterAll(async () => {
+    for (const client of lockHolders) await client.end().catch(() => {});
+    await service?.close();
+  }, 60_000);
+
+  /** A transaction on the primary holding an ACCESS EXCLUSIVE lock on `table` until it is committed. */
+  const lockOnPrimary = async (table: string) => {
+    const client = new pg.Client({ connectionString: service.primary.url('mps') });
+    await client.connect();
+    lockHolders.push(client);
+    await client.query('begin');
+    await client.query(`lock table ${table} in access exclusive mode`);
+    // The lock's WAL record stays in the primary's buffers until a commit asks for a flush: this one, which
+    // writes nothing but its xid, counts as asynchronous, so the WAL writer flushes it within its delay.
+    await service.queryOn(service.primary, 'select txid_current()');
+    await service.caughtUp();
+    return { release: () => client.query('commit') };
+  };
+
+  it('is answered by the primary with the primary\'s data, and the fallback is logged with the conflict', async () => {
+    const qr = await service.call('POST', '/api/v2/simple-qrs', { business_code: service.businessCode, amount: 20 });
+    expect(qr.status).toBe(201);
+    expect((await service.call('POST', `/api/v2/sandbox/simple-qrs/${qr.body.id}/payments`, {})).status).toBe(201);
+    await service.caughtUp();
+    const before = await service.get('/api/v2/balance/movements');
+    expect(before.status).toBe(200);
+    expect(before.body.meta.total).toBeGreaterThan(0);
+    expect(service.warnings).toEqual([]); // so far every read was the replica's
+
+    const movements = await lockOnPrimary('movements');
+    // The standby's replay now holds `movements`.
+    const pending = service.get('/api/v2/balance/movements');
+    // The service's read on the standby: waiting for `movements`, holding the other tables it reads.
+    let held = '';
+    await service.eventually(async () => {
+      const rows = await service.queryOn<{ held: string }>(service.standby, `
+        select c.relname as held
+          from pg_locks l join pg_class c on c.oid = l.relation join pg_stat_activity a on a.pid = l.pid
+         where a.application_name = 'merchant-payments' and l.granted and c.relkind = 'r'
+           and c.relnamespace = 'public'::regnamespace and c.relname <> 'movements'
+           and exists (select 1 from pg_locks w where w.pid = l.pid and not w.granted)
+         order by c.relname limit 1`);
+      held = rows[0]?.held ?? '';
+      return held !== '';
+    }, 'the service\'s read waiting for the replayed lock');
+    const second = await lockOnPrimary(held);
+    // The standby cancels the read to replay the second lock; the service reads the primary instead,
+    // where it waits for both locks until they are released.
+    await service.eventually(async () => service.warnings.some((line) => line.msg === FALLBACK_WARNING), 'the read sent to the primary');
+    await movements.release();
+    await second.release();
+
+    const answered = await pending;
+    expect(answered.status).toBe(200);
+    expect(answered.body).toEqual(before.body);
+    const fallbacks = service.warnings.filter((line) => line.msg === FALLBACK_WARNING);
+    expect(fallbacks).toHaveLength(1);
+    expect(fallbacks[0]!.error?.sqlstate).toBe('40001');
+    expect(fallbacks[0]!.error?.message).toMatch(/conflict with recovery/);
+    expect(service.warnings).toHaveLength(1); // nothing else went wrong
   });
 });
