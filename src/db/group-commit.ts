@@ -59,11 +59,9 @@ export class GroupCommit<Item, Result> {
     while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
       const batch = this.takeBatch();
       if (batch.length === 0) return; // everything waiting belongs to keys being written
-      const keys = batch.map((waiting) => this.options.keyOf(waiting.item));
-      for (const key of keys) this.busyKeys.add(key);
+      for (const waiting of batch) this.busyKeys.add(this.options.keyOf(waiting.item));
       this.inFlight++;
       void this.writeBatch(batch).finally(() => {
-        for (const key of keys) this.busyKeys.delete(key);
         this.inFlight--;
         this.startBatches();
       });
@@ -89,9 +87,11 @@ export class GroupCommit<Item, Result> {
    * Writes a batch; if it fails as a whole, each key's items are written again as a batch of their own,
    * keys side by side (one balance another transaction holds then delays only its own merchant, whose
    * batch waits for the lock); a key's batch that fails again is written item by item in arrival order, so
-   * the one bad item alone gets the error.
+   * the one bad item alone gets the error. A key is free again as soon as its own items are answered, not
+   * when the slowest key's retry ends: its next items may then go in a batch of their own.
    */
   private async writeBatch(batch: Array<Waiting<Item, Result>>, retry = false): Promise<void> {
+    let retriedPerKey = false;
     try {
       settle(batch, await this.options.write(batch.map((waiting) => waiting.item)));
     } catch (error) {
@@ -102,9 +102,18 @@ export class GroupCommit<Item, Result> {
         return;
       }
       const byKey = this.byKey(batch);
-      if (byKey.length > 1) await Promise.all(byKey.map((ofKey) => this.writeBatch(ofKey, true)));
+      retriedPerKey = byKey.length > 1;
+      if (retriedPerKey) await Promise.all(byKey.map((ofKey) => this.writeBatch(ofKey, true)));
       else await this.writeOneByOne(batch, error);
+    } finally {
+      if (!retriedPerKey) this.free(batch); // else each key's retry freed its own key
     }
+  }
+
+  /** The batch's keys are no longer being written: their waiting items may start a batch. */
+  private free(batch: Array<Waiting<Item, Result>>): void {
+    for (const waiting of batch) this.busyKeys.delete(this.options.keyOf(waiting.item));
+    this.startBatches();
   }
 
   private async writeOneByOne(batch: Array<Waiting<Item, Result>>, batchError: unknown): Promise<void> {

@@ -140,6 +140,34 @@ describe('GroupCommit', () => {
     expect(await Promise.all(outcomes)).toEqual([{ value: 10 }, { value: 20 }, { error: 'item 3 failed' }, { value: 40 }]);
   });
 
+  it('frees a key as soon as its own retry is answered, while another key\'s retry is still under way', async () => {
+    const writer = scriptedWriter();
+    const group = groupOf(writer.write, 10, 2);
+    const blockers = [group.submit({ key: 'x', value: 0 }), group.submit({ key: 'y', value: 0 })];
+    await tick();
+    const pending = [{ key: 'a', value: 1 }, { key: 'b', value: 2 }].map((item) => group.submit(item));
+    writer.batches[1]!.release();
+    await tick();
+    expect(writer.batches[2]!.items.map((i) => i.value)).toEqual([1, 2]);
+    writer.batches[0]!.release();
+    await Promise.all(blockers);
+    writer.batches[2]!.fail(new Error('lock not available'));
+    await tick();
+    expect(writer.batches.slice(3).map((b) => b.items.map((i) => i.value))).toEqual([[1], [2]]);
+    const next = group.submit({ key: 'a', value: 3 }); // waits: a's retry is being written
+    await tick();
+    expect(writer.batches).toHaveLength(5);
+    writer.batches[3]!.release();
+    expect(await pending[0]).toBe(10);
+    await tick();
+    // b's retry is still open; a's next item does not wait for it.
+    expect(writer.batches.slice(5).map((b) => b.items.map((i) => i.value))).toEqual([[3]]);
+    writer.batches[5]!.release();
+    expect(await next).toBe(30);
+    writer.batches[4]!.release();
+    expect(await pending[1]).toBe(20);
+  });
+
   it('answers the rest of a key at once when an item-by-item retry finds the database unreachable', async () => {
     const writer = scriptedWriter();
     const group = groupOf(writer.write, 10, 1);
