@@ -1,6 +1,7 @@
 // The service with a real streaming replica (DATABASE_REPLICA_URL): a throwaway primary made with initdb,
 // its replica made with pg_basebackup, both on ports of their own (never the shared test server), and the
-// HTTP calls, queries and waits the replica suites share.
+// HTTP calls, queries and waits the replica suites share. Use it from one test file only: a free port is
+// chosen before the server binds it, so clusters of two files started at once could pick the same one.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,8 +34,9 @@ export interface ReplicaService {
   queryOn<Row>(cluster: Cluster, sql: string, params?: unknown[]): Promise<Row[]>;
   /**
    * Waits until the standby has replayed every WAL record the primary has inserted so far — also those
-   * no commit has flushed yet (a lock taken in a transaction still open), which the WAL writer sends
-   * within its delay.
+   * no commit has flushed yet, such as a lock taken in a transaction still open. The WAL writer flushes
+   * only up to the last asynchronous commit, so this makes one: a transaction that writes nothing but
+   * its xid commits asynchronously, after every record inserted before it.
    */
   caughtUp(): Promise<void>;
   /** Polls until `check` holds (the replica replays within milliseconds; the bound is for a loaded machine). */
@@ -99,7 +101,7 @@ export async function startReplicaService(): Promise<ReplicaService> {
       }
     };
     const caughtUp = async () => {
-      const lsn = (await queryOn<{ lsn: string }>(primary!, 'select pg_current_wal_insert_lsn()::text as lsn'))[0]!.lsn;
+      const lsn = (await queryOn<{ lsn: string }>(primary!, 'select txid_current(), pg_current_wal_insert_lsn()::text as lsn'))[0]!.lsn;
       await eventually(async () => {
         return (await queryOn<{ done: boolean }>(standby!, 'select pg_last_wal_replay_lsn() >= $1::pg_lsn as done', [lsn]))[0]!.done;
       }, 'the primary\'s writes');

@@ -162,10 +162,21 @@ describe('GroupCommit', () => {
     await tick();
     // b's retry is still open; a's next item does not wait for it.
     expect(writer.batches.slice(5).map((b) => b.items.map((i) => i.value))).toEqual([[3]]);
-    writer.batches[5]!.release();
-    expect(await next).toBe(30);
+    const after = [{ key: 'a', value: 4 }, { key: 'b', value: 5 }].map((item) => group.submit(item));
+    await tick();
+    expect(writer.batches).toHaveLength(6); // a is being written again, b is still being retried
     writer.batches[4]!.release();
     expect(await pending[1]).toBe(20);
+    await tick();
+    // The failed batch ending frees b alone: a's batch of 3 is still open, so 4 keeps waiting.
+    expect(writer.batches.slice(6).map((b) => b.items.map((i) => i.value))).toEqual([[5]]);
+    writer.batches[5]!.release();
+    expect(await next).toBe(30);
+    await tick();
+    expect(writer.batches.slice(7).map((b) => b.items.map((i) => i.value))).toEqual([[4]]);
+    writer.batches[6]!.release();
+    writer.batches[7]!.release();
+    expect(await Promise.all(after)).toEqual([40, 50]);
   });
 
   it('answers the rest of a key at once when an item-by-item retry finds the database unreachable', async () => {
