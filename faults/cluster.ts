@@ -38,19 +38,21 @@ export class Cluster {
 
   private constructor(
     readonly dir: string,
-    readonly port: number,
+    private chosenPort: number,
     private readonly bin: string,
     private readonly osUser: OsUser | null,
   ) {}
 
   get dataDir(): string { return path.join(this.dir, 'data'); }
+  /** Fixed once the cluster first started: a restart comes back on the same port, the one its clients know. */
+  get port(): number { return this.chosenPort; }
   get logFile(): string { return path.join(this.dir, 'server.log'); }
 
   /** Creates the cluster under `parent` (a fresh temp dir) and starts it. */
   static async create(parent: string): Promise<Cluster> {
     const cluster = await Cluster.prepare(parent, 'pg');
     await cluster.exec('initdb', ['-D', cluster.dataDir, '--auth=trust', '-U', 'postgres', '-E', 'UTF8', '--no-locale', '--no-sync'], 120_000);
-    await cluster.start();
+    await cluster.firstStart();
     return cluster;
   }
 
@@ -65,7 +67,7 @@ export class Cluster {
       '-D', standby.dataDir, '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres',
       '-R', '-X', 'stream', '-c', 'fast', '--no-sync',
     ], 120_000);
-    await standby.start();
+    await standby.firstStart();
     return standby;
   }
 
@@ -108,6 +110,25 @@ export class Cluster {
     const options = [`-p ${this.port}`, `-k ${this.dir}`, '-c listen_addresses=127.0.0.1', '-c fsync=off', '-c max_connections=200'].join(' ');
     await this.exec('pg_ctl', ['-D', this.dataDir, '-l', this.logFile, '-o', options, '-w', '-t', '60', 'start'], 90_000);
     this.running = true;
+  }
+
+  /**
+   * The first start, on the port `prepare` found free, or on the next free one if something else took it
+   * meanwhile (another suite's cluster starting at the same moment): the port is only checked, not held,
+   * until the server binds it.
+   */
+  private async firstStart(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const logStart = fs.existsSync(this.logFile) ? fs.statSync(this.logFile).size : 0;
+      try {
+        await this.start();
+        return;
+      } catch (error) {
+        const log = fs.existsSync(this.logFile) ? fs.readFileSync(this.logFile, 'utf8').slice(logStart) : '';
+        if (attempt >= 5 || !/could not bind|Address already in use/.test(log)) throw error;
+        this.chosenPort = await freePortFrom(this.chosenPort + 1);
+      }
+    }
   }
 
   /** `immediate` is a crash for the clients: every connection is cut, nothing is shut down cleanly. */

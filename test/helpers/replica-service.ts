@@ -1,7 +1,6 @@
 // The service with a real streaming replica (DATABASE_REPLICA_URL): a throwaway primary made with initdb,
 // its replica made with pg_basebackup, both on ports of their own (never the shared test server), and the
-// HTTP calls, queries and waits the replica suites share. Use it from one test file only: a free port is
-// chosen before the server binds it, so clusters of two files started at once could pick the same one.
+// HTTP calls, queries and waits the replica suites share.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
