@@ -25,6 +25,7 @@ import { databaseUrlWithName } from '../src/db/url.ts';
 import { centavos } from '../src/money.ts';
 import { autocannonPercentiles, median, reportFigures, type Figure } from './lib/figures.ts';
 import { transferRequests } from './lib/requests.ts';
+import { describeCpu, measureCpu, type CpuSplit } from './lib/cpu.ts';
 import { startBenchService, type BenchService } from './lib/service.ts';
 
 const run = promisify(execFile);
@@ -35,8 +36,9 @@ const merchantCount = Number(process.env.BENCH_MERCHANTS ?? 200);
 const pgbenchClients = Number(process.env.BENCH_PGBENCH_CLIENTS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-/** The service's address, once started. */
+/** The service's address and process, once started. */
 let serviceUrl = '';
+let servicePid: number | undefined;
 
 interface Merchant { businessCode: number; apiKey: string }
 
@@ -91,9 +93,10 @@ async function pgbench(databaseUrl: string, scriptText: string): Promise<{ tps: 
   }
 }
 
-interface Load { created: number; perSecond: number; p99Ms: number; p50Ms: number; other: number; percentiles: Array<[number, number]> }
+interface Load { created: number; perSecond: number; p99Ms: number; p50Ms: number; other: number; percentiles: Array<[number, number]>; cpu: CpuSplit | null }
 
 async function loadTransfers(merchants: Merchant[], over = connections): Promise<Load> {
+  const cpu = measureCpu(servicePid);
   const result = await autocannon({
     url: `${serviceUrl}`,
     connections: over,
@@ -104,6 +107,7 @@ async function loadTransfers(merchants: Merchant[], over = connections): Promise
   return {
     created, perSecond: created / durationSeconds, p99Ms: result.latency.p99, p50Ms: result.latency.p50, other: result.non2xx + result.errors,
     percentiles: autocannonPercentiles(result),
+    cpu: cpu(),
   };
 }
 
@@ -119,6 +123,7 @@ async function main(): Promise<void> {
     await db.query('create table bench_baseline_transfers (id bigint generated always as identity primary key, business_code bigint not null, amount_centavos bigint not null, created_at timestamptz not null)');
     service = await startBenchService({ DATABASE_URL: databaseUrl, ADMIN_TOKEN });
     serviceUrl = service.url;
+    servicePid = service.process.pid;
     const merchants = await createMerchants(merchantCount);
     for (const merchant of merchants) {
       await db.transaction((tx) => ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(100_000_000), reference: 'bench funding', snapshot: {}, now: new Date() }));
@@ -131,7 +136,9 @@ async function main(): Promise<void> {
     // Each round measures the baseline and both loads back to back, so every ratio compares runs minutes apart at most.
     const measured: Array<{ baseline: number; many: Load; hot: Load | null; wide: Load | null }> = [];
     for (let round = 1; round <= rounds; round++) {
+      const baselineCpu = measureCpu(undefined);
       const baseline = (await pgbench(databaseUrl, baselineScript(first, last))).tps;
+      const pgbenchCpu = baselineCpu();
       const many = await loadTransfers(merchants);
       // BENCH_SKIP_HOT=1 measures only the many-merchants case (e.g. while profiling).
       const hot = process.env.BENCH_SKIP_HOT ? null : await loadTransfers(merchants.slice(0, 1));
@@ -139,7 +146,9 @@ async function main(): Promise<void> {
       measured.push({ baseline, many, hot, wide });
       process.stdout.write(`[transfers] round ${round}/${rounds}: pgbench ${baseline.toFixed(0)} tps; many merchants ${many.perSecond.toFixed(0)}/s (${(many.perSecond / baseline).toFixed(2)}×)`
         + `${hot ? `; hot merchant ${hot.perSecond.toFixed(0)}/s (${(hot.perSecond / baseline).toFixed(2)}×)` : ''}`
-        + `${wide ? `; many merchants over ${2 * connections} connections ${wide.perSecond.toFixed(0)}/s (${(wide.perSecond / baseline).toFixed(2)}×)` : ''}\n`);
+        + `${wide ? `; many merchants over ${2 * connections} connections ${wide.perSecond.toFixed(0)}/s (${(wide.perSecond / baseline).toFixed(2)}×)` : ''}\n`
+        + `[transfers]   pgbench: idle ${pgbenchCpu?.idle ?? '?'} cores of ${os.cpus().length} (its connections are too short-lived to split by process)\n`
+        + `[transfers]   many merchants: ${describeCpu(many.cpu)}\n`);
     }
     // Rows committed by one transaction share its xmin: transfers per transaction is the mean batch size.
     const perTransaction = async (ofMerchants: Merchant[]): Promise<string> => {
@@ -184,7 +193,8 @@ function figuresOf(measured: Array<{ baseline: number; many: Load; hot: Load | n
       p50Ms: middle.load.p50Ms, p99Ms: middle.load.p99Ms, percentiles: middle.load.percentiles,
       ceiling: { name: ceiling, value: Math.round(middle.baseline) },
       ...(target === null ? {} : { target: { text: `≥ ${target.toFixed(2)} × ${ceiling}`, met: median(ratios) >= target } }),
-      note: `${note}; ratio per round ${ratios.map((r) => r.toFixed(2)).join(' / ')}; ${over} connections, ${durationSeconds} s per run, pgbench ${pgbenchClients} clients`,
+      note: `${note}; ratio per round ${ratios.map((r) => r.toFixed(2)).join(' / ')}; ${over} connections, ${durationSeconds} s per run, pgbench ${pgbenchClients} clients; `
+        + `that round's ${describeCpu(middle.load.cpu)}`,
     };
   };
   const figures = [figure(`POST /api/v2/transfers, ${merchantCount} merchants`, measured.map((m) => ({ baseline: m.baseline, load: m.many })), 0.35,
@@ -196,7 +206,7 @@ function figuresOf(measured: Array<{ baseline: number; many: Load; hot: Load | n
   if (wide.length > 0) {
     figures.push(figure(`POST /api/v2/transfers, ${merchantCount} merchants, ${2 * connections} connections`, wide.map((m) => ({ baseline: m.baseline, load: m.wide! })), null,
       `no target: the same load with twice the requests waiting to share a batch; what it gains over the ${connections}-connection line is `
-      + 'throughput the service had the CPU for but not the waiting requests, each batch being seven statements one after another', 2 * connections));
+      + 'throughput the service had the CPU for but not the waiting requests, each batch taking four round trips to the database', 2 * connections));
   }
   return figures;
 }

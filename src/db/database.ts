@@ -28,6 +28,13 @@ export interface Transaction extends Queryable {
    * transaction would take PostgreSQL's commit-time notify lock and serialize every payment).
    */
   notifyAfterCommit(channel: string, payload?: string): void;
+  /**
+   * Takes a statement already sent whose answer the work does not need (an event row, a stored outcome):
+   * the commit does not wait for it — on PostgreSQL the commit is sent right behind it, so the last
+   * statements and the commit share one round trip — and the transaction fails with its error if it
+   * failed, having committed nothing (the server rolls back a transaction in which a statement failed).
+   */
+  settleAtCommit(statement: Promise<unknown>): void;
 }
 
 export type DatabaseKind = 'postgres' | 'pglite';

@@ -5,6 +5,7 @@ import { PGlite, types, type Transaction as PGliteTransaction } from '@electric-
 import type { Database, QueryResult, Transaction } from './database.ts';
 import { int8ToNumber } from './database.ts';
 import { CommitHooks } from './commit-hooks.ts';
+import { PendingStatements } from './pending-statements.ts';
 import { CoalescingNotifier } from './notifier.ts';
 
 export interface PgliteOptions {
@@ -61,8 +62,9 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
     async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
       if (insideTransaction.getStore()) throw new ReentrantQueryError();
       const committed = new CommitHooks();
+      const pending = new PendingStatements();
       const value = await pglite.transaction((pgliteTx) =>
-        insideTransaction.run(true, () => {
+        insideTransaction.run(true, async () => {
           const tx: Transaction = {
             async query<Row>(sql: string, params?: readonly unknown[]) {
               const result = await pgliteTx.query<Row>(sql, params as unknown[] | undefined);
@@ -70,9 +72,18 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
             },
             afterCommit: (hook) => committed.add(hook),
             notifyAfterCommit: (channel, payload = '') => committed.add(() => notifier.notify(channel, payload)),
+            // PGlite runs in this process: there is no round trip to save, the statements are simply settled before COMMIT.
+            settleAtCommit: (statement) => pending.add(statement),
           };
           pgliteTransactions.set(tx, pgliteTx);
-          return work(tx);
+          try {
+            const result = await work(tx);
+            await pending.settle();
+            return result;
+          } finally {
+            // A work that threw may leave statements unanswered: their answers come before the rollback.
+            await Promise.allSettled([pending.settle()]);
+          }
         }),
       );
       committed.run(onBackgroundError);

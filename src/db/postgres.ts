@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Database, QueryResult, Transaction } from './database.ts';
 import { int8ToNumber, isDatabaseUnavailable } from './database.ts';
 import { CommitHooks } from './commit-hooks.ts';
+import { PendingStatements } from './pending-statements.ts';
 import { CoalescingNotifier } from './notifier.ts';
 import { Listener } from './postgres-listener.ts';
 
@@ -79,6 +80,10 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     // Pooled connections whose peer vanished without a reset are found by TCP keep-alive, not left to hang.
     keepAlive: true,
     application_name: 'merchant-payments',
+    // A statement is sent without waiting for the one before to be answered (node-postgres pipelining):
+    // within a transaction the answers still come in order and an error aborts the rest, so only the
+    // round trips change — BEGIN travels with the first statement, COMMIT with the last (settleAtCommit).
+    pipeline: true,
     ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
@@ -116,26 +121,43 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         onBackgroundError(error, 'transaction connection');
       };
       client.on('error', onConnectionError);
+      const pending = new PendingStatements();
+      // Set once COMMIT has been sent: the transaction is over either way, there is nothing to roll back.
+      let ended = false;
       try {
-        await client.query('begin isolation level read committed');
+        // The connection pipelines (see the pool's options): the work's first statement is sent right behind
+        // BEGIN, in the same round trip, and BEGIN's answer is awaited with the commit. A BEGIN that fails
+        // fails the connection itself, and with it every statement behind it.
+        pending.add(client.query('begin isolation level read committed'));
         const tx: Transaction = {
           async query<Row>(sql: string, params?: readonly unknown[]) {
+            if (ended) throw new Error('a statement was sent after its transaction ended');
             const result = await run(client, sql, params);
             return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
           },
           afterCommit: (hook) => committed.add(hook),
           notifyAfterCommit: (channel, payload = '') => committed.add(() => notifier.notify(channel, payload)),
+          settleAtCommit: (statement) => pending.add(statement),
         };
         const value = await work(tx);
-        await client.query('commit');
+        // COMMIT goes behind the statements still unanswered; if one of them failed, the server answers
+        // COMMIT with ROLLBACK, and that statement's error is the transaction's.
+        ended = true;
+        const [statements, commit] = await Promise.allSettled([pending.settle(), client.query('commit')]);
+        if (statements.status === 'rejected') throw statements.reason;
+        if (commit.status === 'rejected') throw commit.reason;
+        if (commit.value.command !== 'COMMIT') throw new Error(`the transaction ended with ${commit.value.command}, not COMMIT`);
         committed.run(onBackgroundError);
         return value;
       } catch (error) {
         // A dead or unanswering connection is destroyed, not asked to roll back (that would wait on it
         // again); the server rolls back what the closed connection left open.
         if (isDatabaseUnavailable(error)) broken = true;
-        else {
+        else if (!ended) {
+          ended = true;
           try {
+            // Answered after any statement still unanswered (answers come in order); their own failures
+            // are kept by `pending`, never left unhandled.
             await client.query('rollback');
           } catch {
             broken = true; // the connection itself failed: do not return it to the pool

@@ -51,12 +51,11 @@ export interface Emission {
 /** `emit` for several events in one statement (changes written together); rows in the order given. */
 export async function emitEach(tx: Transaction, emissions: readonly Emission[]): Promise<EventRow[]> {
   if (emissions.length === 0) return [];
-  const rows = await store.insertEvents(tx, emissions.map(({ owner, type, data, now }) => {
+  tx.notifyAfterCommit(EVENTS_CHANNEL);
+  return store.insertEvents(tx, emissions.map(({ owner, type, data, now }) => {
     const [ownerKind, ownerId] = ownerKey(owner);
     return { id: newEventId(), ownerKind, ownerId, type, data, createdAt: now };
   }));
-  tx.notifyAfterCommit(EVENTS_CHANNEL);
-  return rows;
 }
 
 /** An owner as the (kind, id) pair the tables store. */

@@ -405,6 +405,27 @@ describe.each(databaseKinds())('runIdempotent on %s', (kind) => {
     expect(retry).toEqual({ statusCode: 201, body: { ok: true }, replayed: false });
   });
 
+  it('an outcome stored for the key after the claim read it (a request that committed in between) undoes the work and that row with it: 409', async () => {
+    const merchant = await t.createMerchant({ name: 'Overtaken Shop' });
+    const scope = { caller: `merchant:${merchant.businessCode}`, route: 'POST /test/service', key: randomUUID() };
+    const overtaken = await runIdempotent(t.db, scope, { n: 1 }, t.clock.now(), async (tx) => {
+      await ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(500), reference: null, snapshot: {}, now: t.clock.now() });
+      // What the winner of the race committed between claimKeys' read and its lock, written here where
+      // the work runs, which comes after both. (On PGlite, with one connection, only this transaction can write it.)
+      await tx.query(
+        `insert into idempotency_keys (caller, route, idempotency_key, request_hash, status_code, response_body, created_at)
+         values ($1::text, $2::text, $3::uuid, $4::text, 201, '{"winner":true}'::jsonb, now())`,
+        [scope.caller, scope.route, scope.key, fingerprint({ n: 1 })],
+      );
+      return { statusCode: 201, body: { winner: false } };
+    }).then(() => null, (error: unknown) => error);
+    expect(overtaken).toBeInstanceOf(ApiError);
+    expect((overtaken as ApiError).code).toBe('IDEMPOTENCY_KEY_IN_USE');
+    // The whole transaction was undone, the winner's row (written inside it here) with it.
+    expect(await movementCount(t, merchant.businessCode)).toBe(0);
+    expect(await storedOutcomeCount(t, scope.key)).toBe(0);
+  });
+
   it('a merchant and a partner with the same number are different callers', async () => {
     const key = randomUUID();
     const asMerchant = await runIdempotent(t.db, { caller: 'merchant:1001', route: 'POST /x', key }, { n: 1 }, t.clock.now(), async () => ({ statusCode: 201, body: { who: 'merchant' } }));
@@ -537,6 +558,32 @@ describeOnPostgres('concurrent requests with one Idempotency-Key on %s', (kind) 
     expect(await movementCount(t, merchant.businessCode)).toBe(1);
     expect(await eventCount(t, merchant.businessCode)).toBe(1);
     expect(await balanceOf(t, merchant)).toEqual({ available: 15, pending_out: 0 });
+  });
+
+  it('an outcome another request committed after this one\'s claim read the key: 409, nothing of this one is kept, and a retry replays the winner', async () => {
+    const merchant = await t.createMerchant({ name: 'Overtaken Postgres Shop' });
+    const scope = { caller: `merchant:${merchant.businessCode}`, route: 'POST /test/service', key: randomUUID() };
+    const overtaken = await runIdempotent(t.db, scope, { n: 1 }, t.clock.now(), async (tx) => {
+      await ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(500), reference: null, snapshot: {}, now: t.clock.now() });
+      // The winner commits on a connection of its own while this transaction is open (see claimKeys).
+      await t.db.query(
+        `insert into idempotency_keys (caller, route, idempotency_key, request_hash, status_code, response_body, created_at)
+         values ($1::text, $2::text, $3::uuid, $4::text, 201, '{"winner":true}'::jsonb, now())`,
+        [scope.caller, scope.route, scope.key, fingerprint({ n: 1 })],
+      );
+      return { statusCode: 201, body: { winner: false } };
+    }).then(() => null, (error: unknown) => error);
+    expect((overtaken as ApiError).code).toBe('IDEMPOTENCY_KEY_IN_USE');
+    expect(await movementCount(t, merchant.businessCode)).toBe(0);
+    expect(await storedOutcomeCount(t, scope.key)).toBe(1);
+
+    let ranAgain = false;
+    const retry = await runIdempotent(t.db, scope, { n: 1 }, t.clock.now(), async () => {
+      ranAgain = true;
+      return { statusCode: 201, body: { winner: false } };
+    });
+    expect(retry).toEqual({ statusCode: 201, body: { winner: true }, replayed: true });
+    expect(ranAgain).toBe(false);
   });
 
   it('the 409 is not stored: after the first finishes, the same key replays its outcome', async () => {

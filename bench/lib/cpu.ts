@@ -1,0 +1,74 @@
+// Where a load's CPU time went, from Linux's per-process accounting (/proc/<pid>/stat): the service
+// process, every PostgreSQL process on the machine, and this benchmark process (the load generator). It
+// tells a throughput bound by one of them (its share near a full core, or the machine near both) from one
+// bound by waiting (the machine idle). Elsewhere than Linux it reports nothing.
+import fs from 'node:fs';
+import os from 'node:os';
+
+const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux architecture Node supports
+
+export interface CpuSplit {
+  /** Cores used on average over the measured time, per part; `idle` is what the machine had left. */
+  service: number;
+  postgres: number;
+  loadGenerator: number;
+  idle: number;
+}
+
+interface Sample { at: number; service: number; postgres: Map<number, number>; self: number; idle: number }
+
+/** Starts measuring; the returned function stops and answers the split (null off Linux). No service: its share is 0. */
+export function measureCpu(servicePid: number | undefined): () => CpuSplit | null {
+  const start = sample(servicePid);
+  return () => {
+    const end = sample(servicePid);
+    if (!start || !end) return null;
+    const seconds = (end.at - start.at) / 1000;
+    const cores = (from: number, to: number) => Math.round(((to - from) / TICKS_PER_SECOND / seconds) * 100) / 100;
+    return {
+      service: cores(start.service, end.service),
+      // Processes alive at both ends (the service's pooled backends, PostgreSQL's own workers); a backend
+      // that started or ended in between is missed, so a load of short connections is under-counted.
+      postgres: cores(0, [...end.postgres].reduce((sum, [pid, ticks]) => sum + (start.postgres.has(pid) ? ticks - start.postgres.get(pid)! : 0), 0)),
+      loadGenerator: Math.round(((end.self - start.self) / 1e6 / seconds) * 100) / 100,
+      idle: cores(start.idle, end.idle),
+    };
+  };
+}
+
+export function describeCpu(split: CpuSplit | null): string {
+  if (!split) return 'CPU split not measured (no /proc)';
+  return `CPU in cores of ${os.cpus().length}: service ${split.service}, PostgreSQL ${split.postgres}, load generator ${split.loadGenerator}, idle ${split.idle}`;
+}
+
+function sample(servicePid: number | undefined): Sample | null {
+  if (!fs.existsSync('/proc/stat')) return null;
+  const usage = process.cpuUsage();
+  return {
+    at: Date.now(),
+    service: servicePid === undefined ? 0 : ticksOf(servicePid),
+    postgres: new Map(fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && commOf(entry) === 'postgres').map((pid) => [Number(pid), ticksOf(Number(pid))])),
+    self: usage.user + usage.system,
+    // The first line of /proc/stat: cpu user nice system idle iowait ...; idle is the fourth number.
+    idle: Number(fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)[4]),
+  };
+}
+
+function commOf(pid: string): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return ''; // the process ended between the listing and the read
+  }
+}
+
+/** utime + stime of a process, in ticks (fields 14 and 15 of /proc/<pid>/stat, after the parenthesised name). */
+function ticksOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
