@@ -27,9 +27,10 @@ export function measureCpu(servicePid: number | undefined): () => CpuSplit | nul
     const cores = (from: number, to: number) => Math.round(((to - from) / TICKS_PER_SECOND / seconds) * 100) / 100;
     return {
       service: cores(start.service, end.service),
-      // Processes alive at both ends (the service's pooled backends, PostgreSQL's own workers); a backend
-      // that started or ended in between is missed, so a load of short connections is under-counted.
-      postgres: cores(0, [...end.postgres].reduce((sum, [pid, ticks]) => sum + (start.postgres.has(pid) ? ticks - start.postgres.get(pid)! : 0), 0)),
+      // Processes alive at the end: what they used since the start, or since they started in between (a
+      // pool opens connections as the load arrives). A backend that ended in between is missed, so a
+      // load of short-lived connections is under-counted.
+      postgres: cores(0, [...end.postgres].reduce((sum, [pid, ticks]) => sum + ticks - (start.postgres.get(pid) ?? 0), 0)),
       loadGenerator: Math.round(((end.self - start.self) / 1e6 / seconds) * 100) / 100,
       idle: cores(start.idle, end.idle),
     };
