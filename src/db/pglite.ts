@@ -72,18 +72,23 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
             },
             afterCommit: (hook) => committed.add(hook),
             notifyAfterCommit: (channel, payload = '') => committed.add(() => notifier.notify(channel, payload)),
-            // PGlite runs in this process: there is no round trip to save, the statements are simply settled before COMMIT.
-            settleAtCommit: (statement) => pending.add(statement),
+            // PGlite runs in this process: there is no round trip to save, the statements are simply
+            // answered before COMMIT (PGlite answers its statements in the order they were given).
+            settleAtCommit: (sql, params) => pending.add(pgliteTx.query(sql, params as unknown[] | undefined)),
           };
           pgliteTransactions.set(tx, pgliteTx);
+          let result: T;
           try {
-            const result = await work(tx);
-            await pending.settle();
-            return result;
-          } finally {
+            result = await work(tx);
+          } catch (error) {
             // A work that threw may leave statements unanswered: their answers come before the rollback.
-            await Promise.allSettled([pending.settle()]);
+            await pending.answered();
+            throw pending.causeOf(error);
           }
+          await pending.answered();
+          const failed = pending.firstFailure();
+          if (failed) throw failed.error;
+          return result;
         }),
       );
       committed.run(onBackgroundError);

@@ -80,9 +80,9 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     // Pooled connections whose peer vanished without a reset are found by TCP keep-alive, not left to hang.
     keepAlive: true,
     application_name: 'merchant-payments',
-    // A statement is sent without waiting for the one before to be answered (node-postgres pipelining):
-    // within a transaction the answers still come in order and an error aborts the rest, so only the
-    // round trips change — BEGIN travels with the first statement, COMMIT with the last (settleAtCommit).
+    // A statement may be sent before the one before it is answered (node-postgres pipelining): within a
+    // transaction the answers still come in order and an error aborts the rest. The transactions use it
+    // for Transaction.settleAtCommit: the last statements and COMMIT share one round trip.
     pipeline: true,
     ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
@@ -125,10 +125,9 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       // Set once COMMIT has been sent: the transaction is over either way, there is nothing to roll back.
       let ended = false;
       try {
-        // The connection pipelines (see the pool's options): the work's first statement is sent right behind
-        // BEGIN, in the same round trip, and BEGIN's answer is awaited with the commit. A BEGIN that fails
-        // fails the connection itself, and with it every statement behind it.
-        pending.add(client.query('begin isolation level read committed'));
+        // BEGIN's answer is awaited, not pipelined: a statement sent behind a BEGIN that failed would run,
+        // and commit, on its own.
+        await client.query('begin isolation level read committed');
         const tx: Transaction = {
           async query<Row>(sql: string, params?: readonly unknown[]) {
             if (ended) throw new Error('a statement was sent after its transaction ended');
@@ -137,16 +136,26 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
           },
           afterCommit: (hook) => committed.add(hook),
           notifyAfterCommit: (channel, payload = '') => committed.add(() => notifier.notify(channel, payload)),
-          settleAtCommit: (statement) => pending.add(statement),
+          settleAtCommit: (sql, params) => {
+            if (ended) throw new Error('a statement was sent after its transaction ended');
+            // Sent now, in this call (the connection pipelines, see the pool's options): what reaches the
+            // server is decided here, not in a promise that might reject before anything is sent.
+            pending.add(run(client, sql, params));
+          },
         };
         const value = await work(tx);
-        // COMMIT goes behind the statements still unanswered; if one of them failed, the server answers
-        // COMMIT with ROLLBACK, and that statement's error is the transaction's.
+        // COMMIT goes behind the statements still unanswered, and its answer decides: PostgreSQL answers
+        // ROLLBACK when one of them failed, and that statement's error is the transaction's.
         ended = true;
-        const [statements, commit] = await Promise.allSettled([pending.settle(), client.query('commit')]);
-        if (statements.status === 'rejected') throw statements.reason;
+        const [commit] = await Promise.allSettled([client.query('commit'), pending.answered()]);
         if (commit.status === 'rejected') throw commit.reason;
-        if (commit.value.command !== 'COMMIT') throw new Error(`the transaction ended with ${commit.value.command}, not COMMIT`);
+        if (commit.value.command !== 'COMMIT') {
+          throw pending.firstFailure()?.error ?? new Error(`the transaction ended with ${commit.value.command}, not COMMIT`);
+        }
+        const unread = pending.firstFailure();
+        // Committed, yet a settled statement's answer failed: it failed here, not in the server (or was
+        // rolled back to a savepoint). The commit stands; the failure is reported, not thrown.
+        if (unread) onBackgroundError(unread.error, 'a statement settled at commit');
         committed.run(onBackgroundError);
         return value;
       } catch (error) {
@@ -159,9 +168,11 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
             // Answered after any statement still unanswered (answers come in order); their own failures
             // are kept by `pending`, never left unhandled.
             await client.query('rollback');
+            await pending.answered();
           } catch {
             broken = true; // the connection itself failed: do not return it to the pool
           }
+          throw pending.causeOf(error);
         }
         throw error;
       } finally {

@@ -102,9 +102,9 @@ export async function runIdempotentEach<R extends IdempotentRequest>(
       const outcomes = await work(tx, toExecute.map((i) => requests[i]!));
       if (outcomes.length !== toExecute.length) throw new Error(`idempotent work returned ${outcomes.length} outcomes for ${toExecute.length} requests`);
       // Nothing here needs the insert's answer: it travels with the commit (one round trip for both).
-      tx.settleAtCommit(store.insertOutcomes(tx, toExecute.map((i, n) => ({
+      store.insertOutcomesAtCommit(tx, toExecute.map((i, n) => ({
         scope: requests[i]!.scope, requestHash: hashes[i]!, statusCode: outcomes[n]!.statusCode, body: outcomes[n]!.body, now: requests[i]!.now,
-      }))));
+      })));
       toExecute.forEach((i, n) => {
         results[i] = { ...outcomes[n]!, replayed: false };
       });

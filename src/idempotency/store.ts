@@ -1,5 +1,5 @@
 // SQL of stored idempotent outcomes.
-import type { Queryable } from '../db/database.ts';
+import type { Queryable, Transaction } from '../db/database.ts';
 
 export interface IdempotencyScope {
   /** `merchant:1001` or `partner:7`: keys never collide between callers. */
@@ -21,7 +21,7 @@ export interface KeyClaimRow {
 /**
  * For each key, in order, in one statement: takes its transaction-scoped advisory lock without waiting
  * and reads its stored outcome. The read sees what was committed when the statement began; an outcome
- * committed between that and the lock makes `insertOutcomes` fail, and with it the transaction.
+ * committed between that and the lock makes `insertOutcomesAtCommit` fail, and with it the transaction.
  *
  * The outcome is read by a LATERAL subquery per key whose LIMIT keeps the planner from flattening it into
  * a join, so it can only be a primary-key probe. As a join the planner, trusting statistics taken when the
@@ -53,12 +53,13 @@ export interface OutcomeToStore {
 }
 
 /**
- * Stores outcomes in one statement. A key that already has one fails the statement with a unique
- * violation on IDEMPOTENCY_KEYS_PRIMARY_KEY (and with it the transaction): an outcome committed between
- * claimKeys' read and its lock, which the caller answers as the key in use.
+ * Stores outcomes in one statement, sent with the transaction's COMMIT (Transaction.settleAtCommit). A
+ * key that already has one fails it with a unique violation on IDEMPOTENCY_KEYS_PRIMARY_KEY, and with it
+ * the transaction: an outcome committed between claimKeys' read and its lock, which the caller answers as
+ * the key in use.
  */
-export async function insertOutcomes(tx: Queryable, outcomes: readonly OutcomeToStore[]): Promise<void> {
-  await tx.query(
+export function insertOutcomesAtCommit(tx: Transaction, outcomes: readonly OutcomeToStore[]): void {
+  tx.settleAtCommit(
     `insert into idempotency_keys (caller, route, idempotency_key, request_hash, status_code, response_body, created_at)
      select * from unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::integer[], $6::jsonb[], $7::timestamptz[])`,
     [

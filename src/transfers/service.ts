@@ -130,13 +130,13 @@ export async function debitAndRecordTransfers(tx: Transaction, creations: Transf
   })));
   const rowOfMovement = new Map(rows.map((row) => [row.movement_id, row]));
   const resources = debited.map(({ movementId }) => toTransferResource(rowOfMovement.get(movementId)!));
-  // The answers carry nothing the creation needs: the events travel with the commit.
-  tx.settleAtCommit(events.emitEach(tx, resources.map((resource, n) => ({
+  // Nothing here needs the event rows: they travel with the commit.
+  events.emitEachAtCommit(tx, resources.map((resource, n) => ({
     owner: { kind: 'merchant', businessCode: resource.business_code },
     type: 'transfer.created',
     data: resource,
     now: debited[n]!.creation.now,
-  }))));
+  })));
   const insufficientFunds = refusalOutcome(new ApiError('INSUFFICIENT_FUNDS'));
   let next = 0;
   return movements.map((movement) => (movement ? { statusCode: 201, body: resources[next++] } : insufficientFunds));
