@@ -28,15 +28,6 @@ export interface Transaction extends Queryable {
    * transaction would take PostgreSQL's commit-time notify lock and serialize every payment).
    */
   notifyAfterCommit(channel: string, payload?: string): void;
-  /**
-   * Sends a statement whose answer the work does not need (an event row, a stored outcome) without
-   * waiting for it: on PostgreSQL the commit is sent right behind it, so the last statements and the
-   * commit share one round trip. If it fails, the server aborts the transaction and answers COMMIT with
-   * ROLLBACK: the transaction call rejects with the error of the first such statement that failed, and
-   * nothing is kept. Its rows are never read. Do not roll back to a savepoint over a failed one: PostgreSQL
-   * would then commit the rest, PGlite would not.
-   */
-  settleAtCommit(sql: string, params?: readonly unknown[]): void;
 }
 
 export type DatabaseKind = 'postgres' | 'pglite';
@@ -88,7 +79,6 @@ export const SqlState = {
   CHECK_VIOLATION: '23514',
   FOREIGN_KEY_VIOLATION: '23503',
   SERIALIZATION_FAILURE: '40001',
-  IN_FAILED_TRANSACTION: '25P02',
   DEADLOCK_DETECTED: '40P01',
   ADMIN_SHUTDOWN: '57P01',
   CRASH_SHUTDOWN: '57P02',

@@ -5,7 +5,6 @@ import { PGlite, types, type Transaction as PGliteTransaction } from '@electric-
 import type { Database, QueryResult, Transaction } from './database.ts';
 import { int8ToNumber } from './database.ts';
 import { CommitHooks } from './commit-hooks.ts';
-import { PendingStatements } from './pending-statements.ts';
 import { CoalescingNotifier } from './notifier.ts';
 
 export interface PgliteOptions {
@@ -62,9 +61,8 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
     async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
       if (insideTransaction.getStore()) throw new ReentrantQueryError();
       const committed = new CommitHooks();
-      const pending = new PendingStatements();
       const value = await pglite.transaction((pgliteTx) =>
-        insideTransaction.run(true, async () => {
+        insideTransaction.run(true, () => {
           const tx: Transaction = {
             async query<Row>(sql: string, params?: readonly unknown[]) {
               const result = await pgliteTx.query<Row>(sql, params as unknown[] | undefined);
@@ -72,23 +70,9 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
             },
             afterCommit: (hook) => committed.add(hook),
             notifyAfterCommit: (channel, payload = '') => committed.add(() => notifier.notify(channel, payload)),
-            // PGlite runs in this process: there is no round trip to save, the statements are simply
-            // answered before COMMIT (PGlite answers its statements in the order they were given).
-            settleAtCommit: (sql, params) => pending.add(pgliteTx.query(sql, params as unknown[] | undefined)),
           };
           pgliteTransactions.set(tx, pgliteTx);
-          let result: T;
-          try {
-            result = await work(tx);
-          } catch (error) {
-            // A work that threw may leave statements unanswered: their answers come before the rollback.
-            await pending.answered();
-            throw pending.causeOf(error);
-          }
-          await pending.answered();
-          const failed = pending.firstFailure();
-          if (failed) throw failed.error;
-          return result;
+          return work(tx);
         }),
       );
       committed.run(onBackgroundError);

@@ -3,7 +3,6 @@ import pg from 'pg';
 import type { Database, QueryResult, Transaction } from './database.ts';
 import { int8ToNumber, isDatabaseUnavailable } from './database.ts';
 import { CommitHooks } from './commit-hooks.ts';
-import { PendingStatements } from './pending-statements.ts';
 import { CoalescingNotifier } from './notifier.ts';
 import { Listener } from './postgres-listener.ts';
 
@@ -80,10 +79,6 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     // Pooled connections whose peer vanished without a reset are found by TCP keep-alive, not left to hang.
     keepAlive: true,
     application_name: 'merchant-payments',
-    // A statement may be sent before the one before it is answered (node-postgres pipelining): within a
-    // transaction the answers still come in order and an error aborts the rest. The transactions use it
-    // for Transaction.settleAtCommit: the last statements and COMMIT share one round trip.
-    pipeline: true,
     ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
@@ -121,58 +116,30 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         onBackgroundError(error, 'transaction connection');
       };
       client.on('error', onConnectionError);
-      const pending = new PendingStatements();
-      // Set once COMMIT has been sent: the transaction is over either way, there is nothing to roll back.
-      let ended = false;
       try {
-        // BEGIN's answer is awaited, not pipelined: a statement sent behind a BEGIN that failed would run,
-        // and commit, on its own.
         await client.query('begin isolation level read committed');
         const tx: Transaction = {
           async query<Row>(sql: string, params?: readonly unknown[]) {
-            if (ended) throw new Error('a statement was sent after its transaction ended');
             const result = await run(client, sql, params);
             return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
           },
           afterCommit: (hook) => committed.add(hook),
           notifyAfterCommit: (channel, payload = '') => committed.add(() => notifier.notify(channel, payload)),
-          settleAtCommit: (sql, params) => {
-            if (ended) throw new Error('a statement was sent after its transaction ended');
-            // Sent now, in this call (the connection pipelines, see the pool's options): what reaches the
-            // server is decided here, not in a promise that might reject before anything is sent.
-            pending.add(run(client, sql, params));
-          },
         };
         const value = await work(tx);
-        // COMMIT goes behind the statements still unanswered, and its answer decides: PostgreSQL answers
-        // ROLLBACK when one of them failed, and that statement's error is the transaction's.
-        ended = true;
-        const [commit] = await Promise.allSettled([client.query('commit'), pending.answered()]);
-        if (commit.status === 'rejected') throw commit.reason;
-        if (commit.value.command !== 'COMMIT') {
-          throw pending.firstFailure()?.error ?? new Error(`the transaction ended with ${commit.value.command}, not COMMIT`);
-        }
-        const unread = pending.firstFailure();
-        // Committed, yet a settled statement's answer failed: it failed here, not in the server (or was
-        // rolled back to a savepoint). The commit stands; the failure is reported, not thrown.
-        if (unread) onBackgroundError(unread.error, 'a statement settled at commit');
+        await client.query('commit');
         committed.run(onBackgroundError);
         return value;
       } catch (error) {
         // A dead or unanswering connection is destroyed, not asked to roll back (that would wait on it
         // again); the server rolls back what the closed connection left open.
         if (isDatabaseUnavailable(error)) broken = true;
-        else if (!ended) {
-          ended = true;
+        else {
           try {
-            // Answered after any statement still unanswered (answers come in order); their own failures
-            // are kept by `pending`, never left unhandled.
             await client.query('rollback');
-            await pending.answered();
           } catch {
             broken = true; // the connection itself failed: do not return it to the pool
           }
-          throw pending.causeOf(error);
         }
         throw error;
       } finally {

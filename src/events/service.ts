@@ -51,25 +51,12 @@ export interface Emission {
 /** `emit` for several events in one statement (changes written together); rows in the order given. */
 export async function emitEach(tx: Transaction, emissions: readonly Emission[]): Promise<EventRow[]> {
   if (emissions.length === 0) return [];
-  tx.notifyAfterCommit(EVENTS_CHANNEL);
-  return store.insertEvents(tx, newEvents(emissions));
-}
-
-/**
- * `emitEach` for a caller that needs nothing back: the insert is sent with the transaction's COMMIT
- * (Transaction.settleAtCommit), one round trip fewer, and fails the transaction if it fails.
- */
-export function emitEachAtCommit(tx: Transaction, emissions: readonly Emission[]): void {
-  if (emissions.length === 0) return;
-  tx.notifyAfterCommit(EVENTS_CHANNEL);
-  store.insertEventsAtCommit(tx, newEvents(emissions));
-}
-
-function newEvents(emissions: readonly Emission[]): store.NewEvent[] {
-  return emissions.map(({ owner, type, data, now }) => {
+  const rows = await store.insertEvents(tx, emissions.map(({ owner, type, data, now }) => {
     const [ownerKind, ownerId] = ownerKey(owner);
     return { id: newEventId(), ownerKind, ownerId, type, data, createdAt: now };
-  });
+  }));
+  tx.notifyAfterCommit(EVENTS_CHANNEL);
+  return rows;
 }
 
 /** An owner as the (kind, id) pair the tables store. */

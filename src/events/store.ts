@@ -1,5 +1,5 @@
 // SQL of the event outbox.
-import type { Queryable, Transaction } from '../db/database.ts';
+import type { Queryable } from '../db/database.ts';
 
 export type EventOwnerKind = 'merchant' | 'partner';
 
@@ -25,29 +25,21 @@ export interface NewEvent {
   createdAt: Date;
 }
 
-/** One statement for several events; their `sequence` follows the order given. */
-const INSERT_EVENTS = `insert into events (id, owner_kind, owner_id, type, data, created_at)
+/** Inserts events in one statement; their `sequence` follows the order given. Rows come back in that order. */
+export async function insertEvents(tx: Queryable, events: readonly NewEvent[]): Promise<EventRow[]> {
+  const { rows } = await tx.query<EventRow>(
+    `insert into events (id, owner_kind, owner_id, type, data, created_at)
      select id, owner_kind, owner_id, type, data, created_at
        from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[]) with ordinality
          as e(id, owner_kind, owner_id, type, data, created_at, ord)
-      order by ord`;
-
-function insertEventsParams(events: readonly NewEvent[]): unknown[] {
-  return [
-    events.map((e) => e.id), events.map((e) => e.ownerKind), events.map((e) => e.ownerId), events.map((e) => e.type),
-    events.map((e) => JSON.stringify(e.data)), events.map((e) => e.createdAt.toISOString()),
-  ];
-}
-
-/** Inserts events in one statement; their `sequence` follows the order given. Rows come back in that order. */
-export async function insertEvents(tx: Queryable, events: readonly NewEvent[]): Promise<EventRow[]> {
-  const { rows } = await tx.query<EventRow>(`${INSERT_EVENTS} returning ${EVENT_COLUMNS}`, insertEventsParams(events));
+      order by ord
+     returning ${EVENT_COLUMNS}`,
+    [
+      events.map((e) => e.id), events.map((e) => e.ownerKind), events.map((e) => e.ownerId), events.map((e) => e.type),
+      events.map((e) => JSON.stringify(e.data)), events.map((e) => e.createdAt.toISOString()),
+    ],
+  );
   return rows.sort((a, b) => a.sequence - b.sequence);
-}
-
-/** The same insert sent with the transaction's COMMIT (Transaction.settleAtCommit): no rows come back. */
-export function insertEventsAtCommit(tx: Transaction, events: readonly NewEvent[]): void {
-  tx.settleAtCommit(INSERT_EVENTS, insertEventsParams(events));
 }
 
 export async function findEventPageOfOwner(

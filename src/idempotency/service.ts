@@ -4,7 +4,7 @@
 // work and store its outcome in the same transaction. The database decides, not process memory, so
 // two processes receiving the same key at the same moment still execute it once.
 import { createHash } from 'node:crypto';
-import { databaseErrorOf, type Database, type Transaction } from '../db/database.ts';
+import type { Database, Transaction } from '../db/database.ts';
 import { ApiError, type ErrorCode } from '../kernel/errors.ts';
 import * as store from './store.ts';
 import type { IdempotencyScope } from './store.ts';
@@ -77,46 +77,41 @@ export async function runIdempotentEach<R extends IdempotentRequest>(
   work: (tx: Transaction, toExecute: R[]) => Promise<Outcome[]>,
 ): Promise<Array<IdempotentResult | ApiError>> {
   const hashes = requests.map((r) => fingerprint(r.request));
-  try {
-    return await db.transaction(async (tx) => {
-      const claims = await store.claimKeys(tx, requests.map((r) => r.scope));
-      const results: Array<IdempotentResult | ApiError | undefined> = [];
-      const toExecute: number[] = [];
-      const seen = new Set<string>();
-      claims.forEach((claim, i) => {
-        const { scope } = requests[i]!;
-        const key = scopeKey(scope);
-        if (!claim.locked || seen.has(key)) {
-          results[i] = new ApiError('IDEMPOTENCY_KEY_IN_USE');
-        } else if (claim.request_hash !== null) {
-          results[i] = claim.request_hash === hashes[i]
-            ? { statusCode: claim.status_code!, body: claim.response_body, replayed: true }
-            : new ApiError('IDEMPOTENCY_KEY_REUSED');
-        } else {
-          toExecute.push(i);
-        }
-        seen.add(key);
-      });
-      if (toExecute.length === 0) return results as Array<IdempotentResult | ApiError>;
-
-      const outcomes = await work(tx, toExecute.map((i) => requests[i]!));
-      if (outcomes.length !== toExecute.length) throw new Error(`idempotent work returned ${outcomes.length} outcomes for ${toExecute.length} requests`);
-      // Nothing here needs the insert's answer: it travels with the commit (one round trip for both).
-      store.insertOutcomesAtCommit(tx, toExecute.map((i, n) => ({
-        scope: requests[i]!.scope, requestHash: hashes[i]!, statusCode: outcomes[n]!.statusCode, body: outcomes[n]!.body, now: requests[i]!.now,
-      })));
-      toExecute.forEach((i, n) => {
-        results[i] = { ...outcomes[n]!, replayed: false };
-      });
-      return results as Array<IdempotentResult | ApiError>;
+  return db.transaction(async (tx) => {
+    const claims = await store.claimKeys(tx, requests.map((r) => r.scope));
+    const results: Array<IdempotentResult | ApiError | undefined> = [];
+    const toExecute: number[] = [];
+    const seen = new Set<string>();
+    claims.forEach((claim, i) => {
+      const { scope } = requests[i]!;
+      const key = scopeKey(scope);
+      if (!claim.locked || seen.has(key)) {
+        results[i] = new ApiError('IDEMPOTENCY_KEY_IN_USE');
+      } else if (claim.request_hash !== null) {
+        results[i] = claim.request_hash === hashes[i]
+          ? { statusCode: claim.status_code!, body: claim.response_body, replayed: true }
+          : new ApiError('IDEMPOTENCY_KEY_REUSED');
+      } else {
+        toExecute.push(i);
+      }
+      seen.add(key);
     });
-  } catch (error) {
-    // The locks make a second outcome impossible between live requests, except for one committed between
-    // claimKeys' read and its lock: the whole transaction is undone and the caller told to retry, which
-    // then replays the winner.
-    if (databaseErrorOf(error)?.constraint === store.IDEMPOTENCY_KEYS_PRIMARY_KEY) throw new ApiError('IDEMPOTENCY_KEY_IN_USE');
-    throw error;
-  }
+    if (toExecute.length === 0) return results as Array<IdempotentResult | ApiError>;
+
+    const outcomes = await work(tx, toExecute.map((i) => requests[i]!));
+    if (outcomes.length !== toExecute.length) throw new Error(`idempotent work returned ${outcomes.length} outcomes for ${toExecute.length} requests`);
+    const stored = await store.insertOutcomes(tx, toExecute.map((i, n) => ({
+      scope: requests[i]!.scope, requestHash: hashes[i]!, statusCode: outcomes[n]!.statusCode, body: outcomes[n]!.body, now: requests[i]!.now,
+    })));
+    // The locks make a conflict here impossible between live requests, except for an outcome committed
+    // between claimKeys' read and its lock: the whole transaction is undone and the caller told to
+    // retry, which then replays the winner.
+    if (stored !== toExecute.length) throw new ApiError('IDEMPOTENCY_KEY_IN_USE');
+    toExecute.forEach((i, n) => {
+      results[i] = { ...outcomes[n]!, replayed: false };
+    });
+    return results as Array<IdempotentResult | ApiError>;
+  });
 }
 
 /** One string per (caller, route, key): UUIDs compare case-insensitively, as the database compares them. */

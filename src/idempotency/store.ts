@@ -1,5 +1,5 @@
 // SQL of stored idempotent outcomes.
-import type { Queryable, Transaction } from '../db/database.ts';
+import type { Queryable } from '../db/database.ts';
 
 export interface IdempotencyScope {
   /** `merchant:1001` or `partner:7`: keys never collide between callers. */
@@ -21,7 +21,7 @@ export interface KeyClaimRow {
 /**
  * For each key, in order, in one statement: takes its transaction-scoped advisory lock without waiting
  * and reads its stored outcome. The read sees what was committed when the statement began; an outcome
- * committed between that and the lock makes `insertOutcomesAtCommit` fail, and with it the transaction.
+ * committed between that and the lock is caught by `insertOutcomes`, which then stores nothing.
  *
  * The outcome is read by a LATERAL subquery per key whose LIMIT keeps the planner from flattening it into
  * a join, so it can only be a primary-key probe. As a join the planner, trusting statistics taken when the
@@ -52,26 +52,20 @@ export interface OutcomeToStore {
   now: Date;
 }
 
-/**
- * Stores outcomes in one statement, sent with the transaction's COMMIT (Transaction.settleAtCommit). A
- * key that already has one fails it with a unique violation on IDEMPOTENCY_KEYS_PRIMARY_KEY, and with it
- * the transaction: an outcome committed between claimKeys' read and its lock, which the caller answers as
- * the key in use.
- */
-export function insertOutcomesAtCommit(tx: Transaction, outcomes: readonly OutcomeToStore[]): void {
-  tx.settleAtCommit(
+/** Stores outcomes in one statement; returns how many were stored (a key that already has one is skipped). */
+export async function insertOutcomes(tx: Queryable, outcomes: readonly OutcomeToStore[]): Promise<number> {
+  const { rowCount } = await tx.query(
     `insert into idempotency_keys (caller, route, idempotency_key, request_hash, status_code, response_body, created_at)
-     select * from unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::integer[], $6::jsonb[], $7::timestamptz[])`,
+     select * from unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::integer[], $6::jsonb[], $7::timestamptz[])
+     on conflict on constraint idempotency_keys_pkey do nothing`,
     [
       outcomes.map((o) => o.scope.caller), outcomes.map((o) => o.scope.route), outcomes.map((o) => o.scope.key),
       outcomes.map((o) => o.requestHash), outcomes.map((o) => o.statusCode), outcomes.map((o) => JSON.stringify(o.body)),
       outcomes.map((o) => o.now.toISOString()),
     ],
   );
+  return rowCount;
 }
-
-/** The constraint a second outcome for one key violates. */
-export const IDEMPOTENCY_KEYS_PRIMARY_KEY = 'idempotency_keys_pkey';
 
 /** Deletes up to `limit` outcomes stored before `cutoff`; returns how many it deleted. */
 export async function deleteOutcomesBefore(tx: Queryable, cutoff: Date, limit: number): Promise<number> {

@@ -130,8 +130,7 @@ export async function debitAndRecordTransfers(tx: Transaction, creations: Transf
   })));
   const rowOfMovement = new Map(rows.map((row) => [row.movement_id, row]));
   const resources = debited.map(({ movementId }) => toTransferResource(rowOfMovement.get(movementId)!));
-  // Nothing here needs the event rows: they travel with the commit.
-  events.emitEachAtCommit(tx, resources.map((resource, n) => ({
+  await events.emitEach(tx, resources.map((resource, n) => ({
     owner: { kind: 'merchant', businessCode: resource.business_code },
     type: 'transfer.created',
     data: resource,

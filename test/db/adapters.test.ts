@@ -187,55 +187,6 @@ describe.each(databaseKinds())('Database adapter on %s', (kind) => {
       expect(ran).toEqual(['first', 'third']);
     });
 
-    it('settleAtCommit: a statement sent without waiting for its answer is committed with the transaction', async () => {
-      const value = await db.transaction(async (tx) => {
-        tx.settleAtCommit("insert into partners (name) values ($1::text)", ['settled at commit']);
-        return 'returned before its answer';
-      });
-      expect(value).toBe('returned before its answer');
-      const { rows } = await db.query<{ n: number }>("select count(*)::int as n from partners where name = 'settled at commit'");
-      expect(rows[0]!.n).toBe(1);
-    });
-
-    it('settleAtCommit: the first failing statement, in the order sent, fails the transaction with its error; nothing is kept and no afterCommit hook runs', async () => {
-      const ran: string[] = [];
-      const error = await caught(db.transaction(async (tx) => {
-        await tx.query("insert into partners (name) values ('before the failing statement')");
-        tx.afterCommit(() => ran.push('hook'));
-        tx.settleAtCommit('select 1 / $1::int', [0]);
-        // Sent behind the failure: the server refuses it (the transaction is aborted), but the error
-        // reported is the first one, not "current transaction is aborted".
-        tx.settleAtCommit("insert into partners (name) values ($1::text)", ['after the failing statement']);
-        return 'never answered';
-      }));
-      expect(databaseErrorOf(error)?.code).toBe('22012'); // division_by_zero
-      const { rows } = await db.query<{ n: number }>("select count(*)::int as n from partners where name in ('before the failing statement', 'after the failing statement')");
-      expect(rows[0]!.n).toBe(0);
-      expect(ran).toEqual([]);
-    });
-
-    it('settleAtCommit: a statement the work awaits after a settled one failed reports the settled one\'s error, not "current transaction is aborted"', async () => {
-      const error = await caught(db.transaction(async (tx) => {
-        tx.settleAtCommit('select $1::int', ['not a number']);
-        await tx.query("insert into partners (name) values ('awaited after the failure')");
-        return 'never answered';
-      }));
-      expect(databaseErrorOf(error)?.code).toBe('22P02'); // invalid_text_representation
-      const { rows } = await db.query<{ n: number }>("select count(*)::int as n from partners where name = 'awaited after the failure'");
-      expect(rows[0]!.n).toBe(0);
-    });
-
-    it('settleAtCommit: a work that throws while its statement is unanswered rolls it back and rethrows the work\'s error', async () => {
-      const failure = new Error('work failed after sending');
-      const error = await caught(db.transaction(async (tx) => {
-        tx.settleAtCommit("insert into partners (name) values ($1::text)", ['sent, then the work threw']);
-        throw failure;
-      }));
-      expect(error).toBe(failure);
-      const { rows } = await db.query<{ n: number }>("select count(*)::int as n from partners where name = 'sent, then the work threw'");
-      expect(rows[0]!.n).toBe(0);
-    });
-
     it('tells this process\'s listeners of a committed notification before the transaction call returns, and again through the database', async () => {
       const channel = `adapter_local_${kind}_${Math.random().toString(36).slice(2, 10)}`;
       const received: string[] = [];
