@@ -9,7 +9,8 @@
 // (default 32), BENCH_MERCHANTS (default 200), BENCH_PGBENCH_CLIENTS (default 10, the service's pool size),
 // BENCH_ROUNDS (default 3: baseline, many merchants and hot merchant in turn; the figures are medians).
 // Each round also sends the many-merchants load over twice the connections: no target, it shows how the
-// throughput depends on how many requests are waiting to share a batch.
+// throughput depends on how many requests are waiting to share a batch. Each load also reports where the
+// machine's CPU went (bench/lib/cpu.ts): the service, PostgreSQL, this process as load generator, idle.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -23,9 +24,9 @@ import { openPostgres } from '../src/db/postgres.ts';
 import * as ledger from '../src/ledger/service.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { centavos } from '../src/money.ts';
+import { describeCpu, measureCpu, type CpuSplit } from './lib/cpu.ts';
 import { autocannonPercentiles, median, reportFigures, type Figure } from './lib/figures.ts';
 import { transferRequests } from './lib/requests.ts';
-import { describeCpu, measureCpu, type CpuSplit } from './lib/cpu.ts';
 import { startBenchService, type BenchService } from './lib/service.ts';
 
 const run = promisify(execFile);

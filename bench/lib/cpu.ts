@@ -24,15 +24,16 @@ export function measureCpu(servicePid: number | undefined): () => CpuSplit | nul
     const end = sample(servicePid);
     if (!start || !end) return null;
     const seconds = (end.at - start.at) / 1000;
-    const cores = (from: number, to: number) => Math.round(((to - from) / TICKS_PER_SECOND / seconds) * 100) / 100;
+    const cores = (ticks: number) => Math.round((ticks / TICKS_PER_SECOND / seconds) * 100) / 100;
     return {
-      service: cores(start.service, end.service),
+      service: cores(end.service - start.service),
       // Processes alive at the end: what they used since the start, or since they started in between (a
       // pool opens connections as the load arrives). A backend that ended in between is missed, so a
       // load of short-lived connections is under-counted.
-      postgres: cores(0, [...end.postgres].reduce((sum, [pid, ticks]) => sum + ticks - (start.postgres.get(pid) ?? 0), 0)),
-      loadGenerator: Math.round(((end.self - start.self) / 1e6 / seconds) * 100) / 100,
-      idle: cores(start.idle, end.idle),
+      postgres: cores([...end.postgres].reduce((sum, [pid, ticks]) => sum + ticks - (start.postgres.get(pid) ?? 0), 0)),
+      // process.cpuUsage() is in microseconds.
+      loadGenerator: cores(((end.self - start.self) / 1e6) * TICKS_PER_SECOND),
+      idle: cores(end.idle - start.idle),
     };
   };
 }

@@ -4,12 +4,12 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/context.ts';
-import type { Transaction } from '../../src/db/database.ts';
+import type { Queryable, Transaction } from '../../src/db/database.ts';
 import * as events from '../../src/events/service.ts';
 import { callerScope, merchantOf } from '../../src/kernel/principal.ts';
 import { ApiError } from '../../src/kernel/errors.ts';
 import { sendIdempotentResult } from '../../src/idempotency/http.ts';
-import { fingerprint, IDEMPOTENCY_RETENTION_MS, purgeExpiredOutcomes, runIdempotent } from '../../src/idempotency/service.ts';
+import { fingerprint, IDEMPOTENCY_RETENTION_MS, purgeExpiredOutcomes, runIdempotent, type IdempotencyScope } from '../../src/idempotency/service.ts';
 import * as ledger from '../../src/ledger/service.ts';
 import { parseAmount } from '../../src/money.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
@@ -68,6 +68,15 @@ async function eventCount(t: TestApp, businessCode: number): Promise<number> {
 async function storedOutcomeCount(t: TestApp, key: string): Promise<number> {
   const { rows } = await t.db.query<{ n: number }>('select count(*)::int as n from idempotency_keys where idempotency_key = $1::uuid', [key]);
   return rows[0]!.n;
+}
+
+/** The outcome a racing request with the same key and body stored: 201 with `{ winner: true }`. */
+async function storeWinningOutcome(db: Queryable, scope: IdempotencyScope): Promise<void> {
+  await db.query(
+    `insert into idempotency_keys (caller, route, idempotency_key, request_hash, status_code, response_body, created_at)
+     values ($1::text, $2::text, $3::uuid, $4::text, 201, '{"winner":true}'::jsonb, now())`,
+    [scope.caller, scope.route, scope.key, fingerprint({ n: 1 })],
+  );
 }
 
 async function balanceOf(t: TestApp, merchant: Merchant): Promise<{ available: number; pending_out: number }> {
@@ -412,11 +421,7 @@ describe.each(databaseKinds())('runIdempotent on %s', (kind) => {
       await ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(500), reference: null, snapshot: {}, now: t.clock.now() });
       // What the winner of the race committed between claimKeys' read and its lock, written here where
       // the work runs, which comes after both. (On PGlite, with one connection, only this transaction can write it.)
-      await tx.query(
-        `insert into idempotency_keys (caller, route, idempotency_key, request_hash, status_code, response_body, created_at)
-         values ($1::text, $2::text, $3::uuid, $4::text, 201, '{"winner":true}'::jsonb, now())`,
-        [scope.caller, scope.route, scope.key, fingerprint({ n: 1 })],
-      );
+      await storeWinningOutcome(tx, scope);
       return { statusCode: 201, body: { winner: false } };
     }).then(() => null, (error: unknown) => error);
     expect(overtaken).toBeInstanceOf(ApiError);
@@ -566,11 +571,7 @@ describeOnPostgres('concurrent requests with one Idempotency-Key on %s', (kind) 
     const overtaken = await runIdempotent(t.db, scope, { n: 1 }, t.clock.now(), async (tx) => {
       await ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(500), reference: null, snapshot: {}, now: t.clock.now() });
       // The winner commits on a connection of its own while this transaction is open (see claimKeys).
-      await t.db.query(
-        `insert into idempotency_keys (caller, route, idempotency_key, request_hash, status_code, response_body, created_at)
-         values ($1::text, $2::text, $3::uuid, $4::text, 201, '{"winner":true}'::jsonb, now())`,
-        [scope.caller, scope.route, scope.key, fingerprint({ n: 1 })],
-      );
+      await storeWinningOutcome(t.db, scope);
       return { statusCode: 201, body: { winner: false } };
     }).then(() => null, (error: unknown) => error);
     expect((overtaken as ApiError).code).toBe('IDEMPOTENCY_KEY_IN_USE');
