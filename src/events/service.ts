@@ -81,15 +81,6 @@ export async function getEventOfOwner(tx: Queryable, owner: EventOwner, eventId:
   return event;
 }
 
-/**
- * Claims up to `limit` committed events not yet handed to consumers, oldest first, and marks them
- * published, inside `tx`: if the consumer's work in `tx` fails, they are unpublished again. SKIP LOCKED
- * lets several processes claim disjoint batches.
- */
-export async function claimUnpublishedEvents(tx: Transaction, limit: number, now: Date): Promise<EventRow[]> {
-  return store.claimUnpublishedEvents(tx, limit, now);
-}
-
 /** Events by id (any owner): for workers that deliver events they reference by id. */
 export async function getEventsByIds(tx: Queryable, eventIds: string[]): Promise<Map<string, EventRow>> {
   const rows = await store.findEventsByIds(tx, eventIds);

@@ -11,10 +11,9 @@ export interface EventRow {
   type: string;
   data: Record<string, unknown>;
   created_at: Date;
-  published_at: Date | null;
 }
 
-const EVENT_COLUMNS = 'id, sequence, owner_kind, owner_id, type, data, created_at, published_at';
+const EVENT_COLUMNS = 'id, sequence, owner_kind, owner_id, type, data, created_at';
 
 export interface NewEvent {
   id: string;
@@ -69,21 +68,6 @@ export async function findEventOfOwner(tx: Queryable, ownerKind: EventOwnerKind,
     [ownerKind, ownerId, eventId],
   );
   return rows[0];
-}
-
-/**
- * Claims the oldest unpublished events (index events_unpublished) and marks them published in one
- * statement; SKIP LOCKED lets other processes take the next ones. The caller's transaction makes the
- * mark undo itself if the caller's own work fails.
- */
-export async function claimUnpublishedEvents(tx: Queryable, limit: number, now: Date): Promise<EventRow[]> {
-  const { rows } = await tx.query<EventRow>(
-    `update events set published_at = $2::timestamptz
-      where id in (select id from events where published_at is null order by sequence limit $1::integer for update skip locked)
-      returning ${EVENT_COLUMNS}`,
-    [limit, now],
-  );
-  return rows.sort((a, b) => a.sequence - b.sequence);
 }
 
 export async function findEventsByIds(tx: Queryable, eventIds: string[]): Promise<EventRow[]> {

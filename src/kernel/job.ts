@@ -5,8 +5,8 @@ export interface Job {
   name: string;
   /** Longest sleep between two runs when nothing wakes the job. */
   intervalMs: number;
-  /** A channel whose notifications wake the job at once. */
-  wakeChannel?: string;
+  /** Channels whose notifications wake the job at once. */
+  wakeChannels?: readonly string[];
   /** Does one batch of work; resolves true when more work is waiting (run again at once). */
   runOnce(): Promise<boolean>;
   /** Finishes work the job started in the background (e.g. webhook sends in flight) when the runner stops. */

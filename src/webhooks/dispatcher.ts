@@ -172,9 +172,10 @@ export class Dispatcher {
   job(): Job {
     return {
       name: 'webhook-dispatcher',
-      // The poll finds retries that became due; new deliveries arrive by notification.
+      // The poll finds retries that became due; new deliveries arrive by notification: written with their
+      // events (every committed emit notifies EVENTS_CHANNEL) or scheduled again by a redelivery.
       intervalMs: 1_000,
-      wakeChannel: DELIVERIES_CHANNEL,
+      wakeChannels: [events.EVENTS_CHANNEL, DELIVERIES_CHANNEL],
       runOnce: () => this.runOnce(),
       stop: () => this.stop(),
     };
@@ -186,8 +187,9 @@ export class Dispatcher {
     const { clock, metrics } = this.options;
     const sentAt = clock.now();
     const base = { deliveryId: delivery.id, eventId: delivery.event_id, endpointId: delivery.endpoint_id, attempt: delivery.attempts_total, sentAt };
+    if (event && delivery.attempts_total === 1) metrics?.firstAttemptLag.observe(Math.max(0, sentAt.getTime() - event.created_at.getTime()) / 1000);
     if (!event || !endpoint || endpoint.status !== 'enabled' || endpoint.deleted_at) {
-      // Disabled or deleted after the fan-out: nothing is sent.
+      // Disabled or deleted after the event was written: nothing is sent.
       metrics?.attempts.inc({ outcome: 'endpoint_disabled' });
       exchangeEnded();
       return this.complete({ ...base, outcome: 'abandoned', statusCode: null, durationMs: 0, error: 'endpoint disabled', attempted: false });

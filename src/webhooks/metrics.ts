@@ -1,13 +1,12 @@
-// Prometheus metrics of webhook delivery: deliveries created and finished by outcome, attempt latency,
-// and outbox lag (from an event's commit-time stamp to its fan-out).
+// Prometheus metrics of webhook delivery: attempts by outcome, attempt latency, and dispatch lag (from an
+// event's time stamp to the first attempt of each of its deliveries, which are written with the event).
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 export interface WebhookMetrics {
-  deliveriesCreated: Counter;
   /** outcome: succeeded | retry_scheduled | failed | refused (SSRF guard) | stale (lease lost) | endpoint_disabled */
   attempts: Counter<'outcome'>;
   attemptDuration: Histogram<'outcome'>;
-  outboxLag: Histogram;
+  firstAttemptLag: Histogram;
 }
 
 const byRegistry = new WeakMap<Registry, WebhookMetrics>();
@@ -17,11 +16,6 @@ export function webhookMetrics(registry: Registry): WebhookMetrics {
   let metrics = byRegistry.get(registry);
   if (!metrics) {
     metrics = {
-      deliveriesCreated: new Counter({
-        name: 'webhook_deliveries_created_total',
-        help: 'Deliveries created by fan-out (one per event and matching endpoint)',
-        registers: [registry],
-      }),
       attempts: new Counter({
         name: 'webhook_delivery_attempts_total',
         help: 'Delivery attempts by outcome: succeeded, retry_scheduled, failed (after the last retry or 410), refused (SSRF guard), stale (lease lost)',
@@ -35,9 +29,9 @@ export function webhookMetrics(registry: Registry): WebhookMetrics {
         buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
         registers: [registry],
       }),
-      outboxLag: new Histogram({
-        name: 'webhook_outbox_lag_seconds',
-        help: 'Time from an event being written to the outbox to its fan-out into deliveries',
+      firstAttemptLag: new Histogram({
+        name: 'webhook_first_attempt_lag_seconds',
+        help: 'Time from an event being written to the first attempt of each of its deliveries',
         buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
         registers: [registry],
       }),

@@ -1,5 +1,5 @@
 // The rules of webhook endpoints (docs/api-reference.md#webhooks-and-events): who owns them, which URLs and filters are accepted, secret
-// rotation with a 24 h overlap, and redelivery. Fan-out and dispatch live in fanout.ts and dispatcher.ts.
+// rotation with a 24 h overlap, and redelivery. Deliveries are written with their events by the database (migration 012); dispatch lives in dispatcher.ts.
 import type { Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { ownerKey, type EventOwner } from '../events/service.ts';
@@ -14,7 +14,7 @@ import type { AttemptRow, EndpointRow, EndpointStatus } from './store.ts';
 
 export type { AttemptRow, EndpointRow } from './store.ts';
 
-/** Channel that wakes dispatchers when deliveries became due (after the fan-out commits). */
+/** Channel that wakes dispatchers when a redelivery made deliveries due (new events wake them on the events channel). */
 export const DELIVERIES_CHANNEL = 'mps_webhook_deliveries';
 
 export function newEndpointId(): string {

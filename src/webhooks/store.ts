@@ -178,28 +178,6 @@ export async function findEndpointsByIds(tx: Queryable, ids: string[]): Promise<
 }
 
 /**
- * One pending delivery per (event, matching enabled endpoint of the event's owner). The unique constraint
- * makes a second fan-out of the same event (or a redelivery that came first) a no-op.
- */
-export async function insertDeliveriesForEvents(
-  tx: Queryable,
-  events: Array<{ id: string; ownerKind: EventOwnerKind; ownerId: number; type: string }>,
-  now: Date,
-): Promise<number> {
-  const { rowCount } = await tx.query(
-    `insert into webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at, updated_at)
-     select e.event_id, w.id, $5::timestamptz, $5::timestamptz, $5::timestamptz
-       from unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) as e(event_id, owner_kind, owner_id, type)
-       join webhook_endpoints w on w.owner_kind = e.owner_kind and w.owner_id = e.owner_id
-        and w.status = 'enabled' and w.deleted_at is null
-        and (w.event_types @> array['*']::text[] or w.event_types @> array[e.type]::text[])
-     on conflict on constraint webhook_deliveries_event_endpoint_unique do nothing`,
-    [events.map((e) => e.id), events.map((e) => e.ownerKind), events.map((e) => e.ownerId), events.map((e) => e.type), now],
-  );
-  return rowCount;
-}
-
-/**
  * Redelivery (docs/api-reference.md#events-api): a new round for every enabled endpoint of the owner that takes the event's type,
  * creating the delivery if the endpoint had none. Any lease is dropped, so a send still in flight cannot
  * complete the new round. Returns the endpoint ids.

@@ -8,7 +8,6 @@ import { paymentRailFor } from '../qr/service.ts';
 import { settleOneDueRefund } from '../refunds/service.ts';
 import { advanceOneDueTransfer, transferRailFor } from '../transfers/service.ts';
 import { Dispatcher } from '../webhooks/dispatcher.ts';
-import { Fanout } from '../webhooks/fanout.ts';
 import { destinationPolicyOf } from '../webhooks/ssrf.ts';
 import { webhookMetrics } from '../webhooks/metrics.ts';
 import type { Job } from '../kernel/job.ts';
@@ -49,8 +48,6 @@ export function backgroundJobs({ config, db, clock }: BaseContext, options: Back
       intervalMs: 5_000,
       runOnce: async () => (await sweepExpiredIntents(db, clock.now(), 500)) === 500,
     },
-    // Woken by every committed emit (EVENTS_CHANNEL); its own commits wake the dispatchers (DELIVERIES_CHANNEL).
-    new Fanout({ db, clock, metrics }).job(),
     dispatcher.job(),
   ];
   const rail = transferRailFor(config);

@@ -31,7 +31,7 @@ export class WorkerRunner {
         state.woken = true;
         state.wake();
       };
-      if (job.wakeChannel) this.unlisteners.push(await this.db.listen(job.wakeChannel, wakeUp, wakeUp));
+      for (const channel of job.wakeChannels ?? []) this.unlisteners.push(await this.db.listen(channel, wakeUp, wakeUp));
       this.loops.push(this.loop(job, state));
     }
   }

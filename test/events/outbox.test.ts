@@ -71,7 +71,7 @@ async function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
 
 async function eventById(db: Queryable, id: string): Promise<EventRow | undefined> {
   const { rows } = await db.query<EventRow>(
-    'select id, sequence, owner_kind, owner_id, type, data, created_at, published_at from events where id = $1::text',
+    'select id, sequence, owner_kind, owner_id, type, data, created_at from events where id = $1::text',
     [id],
   );
   return rows[0];
@@ -111,7 +111,6 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
       type: 'simple_qr.payment_received',
       data,
       created_at: T0,
-      published_at: null,
     });
     expect(await eventById(database.db, emitted.id)).toEqual(emitted);
     expect(toEventPayload(emitted)).toEqual({ id: emitted.id, type: 'simple_qr.payment_received', created_at: '2026-11-22T16:00:00.000Z', data });

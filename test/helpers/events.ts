@@ -6,7 +6,7 @@ import { ownerKey, type EventOwner, type EventRow } from '../../src/events/servi
 export async function eventsOfOwner(db: Queryable, owner: EventOwner): Promise<EventRow[]> {
   const [kind, id] = ownerKey(owner);
   const { rows } = await db.query<EventRow>(
-    `select id, sequence, owner_kind, owner_id, type, data, created_at, published_at from events
+    `select id, sequence, owner_kind, owner_id, type, data, created_at from events
       where owner_kind = $1::text and owner_id = $2::bigint order by created_at desc, sequence desc`,
     [kind, id],
   );

@@ -181,7 +181,6 @@ describe.each(databaseKinds())('webhook delivery on %s', (kind) => {
     for (let i = 0; i < 12; i++) await commitPayment(t, stuck);
     await commitPayment(t, other); // queued behind the 12 (same due time, created later)
     const small = webhookJobs(t, { batchSize: 4, maxInFlight: 8, maxInFlightPerEndpoint: 4 });
-    while (await small.fanout.runOnce());
     await small.dispatcher.runOnce(); // 4 sends to /stuck, which hang until the 300 ms timeout
     await small.dispatcher.runOnce(); // /stuck is at its limit: the claim skips it and takes /fast
     const deadline = performance.now() + 250;
@@ -316,7 +315,6 @@ describe.each(databaseKinds())('webhook delivery on %s', (kind) => {
     const merchant = await newMerchant();
     await createEndpoint(t, merchant.apiKey, { url: `${receiver.url}/guard` });
     await commitPayment(t, merchant);
-    while (await jobs.fanout.runOnce());
     const now = t.clock.now();
     const [slow] = await t.db.transaction((tx) => claimDueDeliveries(tx, 'slow-worker', now, new Date(now.getTime() + 1_000), 10));
     const later = new Date(now.getTime() + 2_000);
@@ -333,7 +331,6 @@ describe.each(databaseKinds())('webhook delivery on %s', (kind) => {
     const merchant = await newMerchant();
     await createEndpoint(t, merchant.apiKey, { url: `${receiver.url}/lease` });
     await commitPayment(t, merchant);
-    while (await jobs.fanout.runOnce());
     // A dispatcher claims the delivery and dies before sending anything.
     const now = t.clock.now();
     const claimed = await t.db.transaction((tx) => claimDueDeliveries(tx, 'dead-worker', now, new Date(now.getTime() + 70_000), 10));

@@ -1,5 +1,6 @@
-// Test harness of the webhooks module: a real local receiver (node:http on 127.0.0.1:0), the fan-out and
-// dispatcher jobs driven by hand (runOnce), and events produced through the fixture route POST /test/movements.
+// Test harness of the webhooks module: a real local receiver (node:http on 127.0.0.1:0), the dispatcher job
+// driven by hand (runOnce), and events produced through the fixture route POST /test/movements (each event's
+// deliveries are written with it, by the database: migration 012).
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +8,6 @@ import { Webhook } from 'standardwebhooks';
 import type { Database } from '../../src/db/database.ts';
 import { Dispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
 import { destinationPolicyOf } from '../../src/webhooks/ssrf.ts';
-import { Fanout } from '../../src/webhooks/fanout.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 export interface ReceivedWebhook {
@@ -62,16 +62,14 @@ export async function startReceiver(): Promise<Receiver> {
 }
 
 export interface WebhookJobs {
-  fanout: Fanout;
   dispatcher: Dispatcher;
-  /** Fans out every committed event, sends every due delivery and waits for the results to be written. */
+  /** Sends every due delivery and waits for the results to be written. */
   deliverAll(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export function webhookJobs(t: TestApp, overrides: Partial<DispatcherOptions> & { db?: Database } = {}): WebhookJobs {
   const db = overrides.db ?? t.db;
-  const fanout = new Fanout({ db, clock: t.clock });
   const dispatcher = new Dispatcher({
     db,
     clock: t.clock,
@@ -81,10 +79,8 @@ export function webhookJobs(t: TestApp, overrides: Partial<DispatcherOptions> & 
     ...overrides,
   });
   return {
-    fanout,
     dispatcher,
     async deliverAll() {
-      while (await fanout.runOnce());
       while (await dispatcher.runOnce());
       await dispatcher.settled();
     },
