@@ -65,7 +65,7 @@ export async function startService(config: Config, options: StartOptions): Promi
   const replica = replicaDb ? replicaWithFallback(replicaDb, db, { onFallback: fallbackLogger(log) }) : undefined;
   const context = createAppContext({ config, db, clock: options.clock ?? systemClock, replica });
   const gate = new StartupGate();
-  // One registry for the HTTP metrics and the workers' (webhook deliveries, outbox lag), served on /metrics.
+  // One registry for the HTTP metrics and the workers' (webhook delivery attempts, dispatch lag), served on /metrics.
   const metrics: Registry = createMetricsRegistry();
 
   const app = await buildApp(context, { logger: log, metrics, startupGate: gate, operationsOnly: config.role === 'worker' });

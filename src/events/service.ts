@@ -1,5 +1,6 @@
 // The outbox: emit() writes an event in the caller's transaction, so a committed change always has its
-// event and a rolled-back one never does. The webhooks module delivers from this table in its own worker.
+// event and a rolled-back one never does. Its webhook deliveries are written in the same statement by a
+// trigger the webhooks module's migration defines (012), and its dispatchers are woken after the commit.
 import type { Queryable, Transaction } from '../db/database.ts';
 import { randomBase62 } from '../ids.ts';
 import { notFound } from '../kernel/errors.ts';

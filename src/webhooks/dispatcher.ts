@@ -99,6 +99,7 @@ export class Dispatcher {
     const busy = [...this.inFlightByEndpoint].filter(([, count]) => count >= this.maxInFlightPerEndpoint).map(([id]) => id);
     const claimed = await store.claimDueDeliveries(db, this.workerId, now, leaseUntil, limit, busy);
     if (claimed.length === 0) return false;
+    if (this.options.metrics) for (const delivery of claimed) this.options.metrics.dispatchLag.observe(Math.max(0, now.getTime() - delivery.next_attempt_at.getTime()) / 1000);
     const [eventsById, endpointsById] = await Promise.all([
       events.getEventsByIds(db, [...new Set(claimed.map((d) => d.event_id))]),
       store.findEndpointsByIds(db, [...new Set(claimed.map((d) => d.endpoint_id))]),
@@ -187,7 +188,6 @@ export class Dispatcher {
     const { clock, metrics } = this.options;
     const sentAt = clock.now();
     const base = { deliveryId: delivery.id, eventId: delivery.event_id, endpointId: delivery.endpoint_id, attempt: delivery.attempts_total, sentAt };
-    if (event && delivery.attempts_total === 1) metrics?.firstAttemptLag.observe(Math.max(0, sentAt.getTime() - event.created_at.getTime()) / 1000);
     if (!event || !endpoint || endpoint.status !== 'enabled' || endpoint.deleted_at) {
       // Disabled or deleted after the event was written: nothing is sent.
       metrics?.attempts.inc({ outcome: 'endpoint_disabled' });

@@ -1,12 +1,12 @@
 // Prometheus metrics of webhook delivery: attempts by outcome, attempt latency, and dispatch lag (from an
-// event's time stamp to the first attempt of each of its deliveries, which are written with the event).
+// attempt being due to a dispatcher claiming it: how far behind the dispatchers are).
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 export interface WebhookMetrics {
   /** outcome: succeeded | retry_scheduled | failed | refused (SSRF guard) | stale (lease lost) | endpoint_disabled */
   attempts: Counter<'outcome'>;
   attemptDuration: Histogram<'outcome'>;
-  firstAttemptLag: Histogram;
+  dispatchLag: Histogram;
 }
 
 const byRegistry = new WeakMap<Registry, WebhookMetrics>();
@@ -29,9 +29,9 @@ export function webhookMetrics(registry: Registry): WebhookMetrics {
         buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
         registers: [registry],
       }),
-      firstAttemptLag: new Histogram({
-        name: 'webhook_first_attempt_lag_seconds',
-        help: 'Time from an event being written to the first attempt of each of its deliveries',
+      dispatchLag: new Histogram({
+        name: 'webhook_dispatch_lag_seconds',
+        help: 'Time from a delivery attempt being due (the event written, a retry or a redelivery scheduled) to a dispatcher claiming it',
         buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
         registers: [registry],
       }),

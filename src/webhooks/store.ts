@@ -30,6 +30,8 @@ export interface ClaimedDelivery {
   attempts: number;
   /** Number of this attempt among all attempts of the delivery (webhook_attempts.attempt). */
   attempts_total: number;
+  /** When the attempt became due: the event's time for a first attempt, else the retry's or redelivery's. */
+  next_attempt_at: Date;
 }
 
 export interface AttemptRow {
@@ -224,7 +226,7 @@ export async function claimDueDeliveries(
         set locked_by = $1::text, locked_until = $3::timestamptz, attempts = d.attempts + 1,
             attempts_total = d.attempts_total + 1, updated_at = $2::timestamptz
        from due where d.id = due.id
-     returning d.id, d.event_id, d.endpoint_id, d.attempts, d.attempts_total`,
+     returning d.id, d.event_id, d.endpoint_id, d.attempts, d.attempts_total, d.next_attempt_at`,
     [workerId, now, leaseUntil, limit, busyEndpointIds],
   );
   return rows;

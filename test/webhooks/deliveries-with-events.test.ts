@@ -1,4 +1,4 @@
-// Deliveries are written with their event (migration 012, docs/webhooks.md#how-delivery-works): the
+// Deliveries are written with their event (migration 012, docs/webhooks.md#how-it-works-and-the-decisions-taken): the
 // commit of a change holds its event and one pending delivery per enabled, undeleted endpoint of the
 // owner that takes the event's type — before any worker runs. Events are append-only. A database migrated
 // from before 012 gets the deliveries its retired fan-out worker had not written yet.
@@ -66,6 +66,20 @@ describe.each(databaseKinds())('deliveries written with their event on %s', (kin
     expect(await deliveriesOfEvent(t.db, emitted[2]!.id)).toEqual([]);
   });
 
+  it('writes a partner\'s event to the partner\'s endpoints, not to a merchant whose code equals the partner\'s id', async () => {
+    const partner = await t.createPartner();
+    const partnerEndpoint = await createEndpoint(t, partner.masterKey, { url: 'http://127.0.0.1:9/partner' });
+    // A merchant endpoint whose owner_id is the partner's id: only owner_kind tells them apart.
+    await t.db.query(
+      `insert into webhook_endpoints (id, owner_kind, owner_id, url, event_types, secret, created_at, updated_at)
+       values ('we_0000000000000000same', 'merchant', $1::bigint, 'http://127.0.0.1:9/same-id', array['*'], 'whsec_' || repeat('A', 40), now(), now())`,
+      [partner.partnerId]);
+    const [event] = await t.db.transaction((tx) => events.emitEach(tx, [
+      { owner: { kind: 'partner', partnerId: partner.partnerId }, type: 'onboarding_intent.completed', data: {}, now: t.clock.now() },
+    ]));
+    expect(await deliveriesOfEvent(t.db, event!.id)).toEqual([{ endpoint_id: partnerEndpoint.id, status: 'pending', attempts: 0 }]);
+  });
+
   it('leaves no delivery behind when the event\'s transaction rolls back', async () => {
     const merchant = await t.createMerchant();
     await createEndpoint(t, merchant.apiKey, { url: 'http://127.0.0.1:9/rolled-back' });
@@ -105,12 +119,14 @@ describe.each(databaseKinds())('migration 012 on %s', (kind) => {
       await migrate(database.db, loadMigrations().filter((migration) => migration.version < 12));
       const { db } = database;
       const merchant = (await db.query<{ business_code: number }>("insert into merchants (name) values ('Old Shop') returning business_code")).rows[0]!.business_code;
-      const endpoint = async (id: string, types: string[]) => db.query(
-        `insert into webhook_endpoints (id, owner_kind, owner_id, url, event_types, secret, created_at, updated_at)
-         values ($1::text, 'merchant', $2::bigint, 'https://example.com/hook', $3::text[], 'whsec_' || repeat('A', 40), now(), now())`,
-        [id, merchant, types]);
+      const endpoint = async (id: string, types: string[], state: { status?: string; deletedAt?: string } = {}) => db.query(
+        `insert into webhook_endpoints (id, owner_kind, owner_id, url, event_types, secret, status, created_at, updated_at, deleted_at)
+         values ($1::text, 'merchant', $2::bigint, 'https://example.com/hook', $3::text[], 'whsec_' || repeat('A', 40), $4::text, now(), now(), $5::timestamptz)`,
+        [id, merchant, types, state.status ?? 'enabled', state.deletedAt ?? null]);
       await endpoint('we_00000000000000000001', ['*']);
       await endpoint('we_00000000000000000002', ['transfer.created']);
+      await endpoint('we_00000000000000000003', ['*'], { status: 'disabled' });
+      await endpoint('we_00000000000000000004', ['*'], { deletedAt: '2026-11-21T10:00:00Z' });
       const event = async (id: string, type: string, publishedAt: string | null) => db.query(
         `insert into events (id, owner_kind, owner_id, type, data, created_at, published_at)
          values ($1::text, 'merchant', $2::bigint, $3::text, '{}'::jsonb, now(), $4::timestamptz)`,
@@ -127,6 +143,11 @@ describe.each(databaseKinds())('migration 012 on %s', (kind) => {
         { event_id: 'evt_00000000000000000000000transfer', endpoint_id: 'we_00000000000000000001', status: 'pending' },
         { event_id: 'evt_00000000000000000000000transfer', endpoint_id: 'we_00000000000000000002', status: 'pending' },
       ]);
+      // Every event is published for processes of the previous version still running (their fan-out finds
+      // nothing), and so is every event written from now on.
+      await db.query(`insert into events (id, owner_kind, owner_id, type, data, created_at)
+                      values ('evt_0000000000000000000000000after', 'merchant', $1::bigint, 'simple_qr.paid', '{}'::jsonb, now())`, [merchant]);
+      expect((await db.query('select id from events where published_at is null')).rows).toEqual([]);
     } finally {
       await database.drop();
     }
