@@ -6,30 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { loadMigrations, migrate, type Migration } from '../../src/db/migrate.ts';
-import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { createEmptyPostgresDatabase, createTestDatabase, databaseKinds, describeOnPostgres, type DatabaseKind, type TestDatabase } from '../helpers/databases.ts';
+import {
+  createEmptyPostgresDatabase, createTestDatabase, databaseKinds, describeOnPostgres, openEmptyDatabase, type DatabaseKind, type TestDatabase,
+} from '../helpers/databases.ts';
 
 const SNAPSHOT_PATH = fileURLToPath(new URL('../../src/db/schema.snapshot.txt', import.meta.url));
 const REGENERATE = 'UPDATE_SCHEMA_SNAPSHOT=1 TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx vitest run test/db/migrations.test.ts';
-
-/** An empty database (no migrations applied) of `kind`. */
-async function openEmptyDatabase(kind: DatabaseKind): Promise<{ db: Database; url?: string; drop(): Promise<void> }> {
-  if (kind === 'pglite') {
-    const db = await openPglite();
-    return { db, drop: () => db.close() };
-  }
-  const empty = await createEmptyPostgresDatabase();
-  const db = await openPostgres({ url: empty.url });
-  return {
-    db,
-    url: empty.url,
-    async drop() {
-      await db.close().catch(() => {});
-      await empty.drop();
-    },
-  };
-}
 
 async function appliedVersions(db: Database): Promise<Array<{ version: number; name: string }>> {
   const { rows } = await db.query<{ version: number; name: string }>('select version, name from schema_migrations order by version');

@@ -110,6 +110,24 @@ export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop
   };
 }
 
+/** An empty database (no migrations applied) of `kind`: migration and backfill tests apply what they need. */
+export async function openEmptyDatabase(kind: DatabaseKind): Promise<{ db: Database; url?: string; drop(): Promise<void> }> {
+  if (kind === 'pglite') {
+    const db = await openPglite();
+    return { db, drop: () => db.close() };
+  }
+  const empty = await createEmptyPostgresDatabase();
+  const db = await openPostgres({ url: empty.url });
+  return {
+    db,
+    url: empty.url,
+    async drop() {
+      await db.close().catch(() => {});
+      await empty.drop();
+    },
+  };
+}
+
 async function withAdmin<T>(url: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();

@@ -4,11 +4,9 @@
 // counts the old movements per day of their date, in place of the old service's counters.
 import { describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
-import { openPglite } from '../../src/db/pglite.ts';
-import { openPostgres } from '../../src/db/postgres.ts';
 import type { Database } from '../../src/db/database.ts';
 import * as ledger from '../../src/ledger/service.ts';
-import { createEmptyPostgresDatabase, databaseKinds } from '../helpers/databases.ts';
+import { databaseKinds, openEmptyDatabase } from '../helpers/databases.ts';
 
 const BEFORE_JOURNAL = loadMigrations().filter((migration) => migration.version < 7);
 
@@ -48,19 +46,9 @@ async function writeOldHistory(db: Database): Promise<number> {
   return merchant;
 }
 
-async function openEmpty(kind: 'pglite' | 'postgres'): Promise<{ db: Database; drop(): Promise<void> }> {
-  if (kind === 'pglite') {
-    const db = await openPglite();
-    return { db, drop: () => db.close() };
-  }
-  const empty = await createEmptyPostgresDatabase();
-  const db = await openPostgres({ url: empty.url });
-  return { db, async drop() { await db.close(); await empty.drop(); } };
-}
-
 describe.each(databaseKinds())('the journal backfill on %s', (kind) => {
   it('journals every old movement so the books close, each entry on the day it happened', async () => {
-    const database = await openEmpty(kind);
+    const database = await openEmptyDatabase(kind);
     try {
       await migrate(database.db, BEFORE_JOURNAL);
       const merchant = await writeOldHistory(database.db);

@@ -5,11 +5,9 @@
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
-import { openPglite } from '../../src/db/pglite.ts';
-import { openPostgres } from '../../src/db/postgres.ts';
 import * as events from '../../src/events/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createEmptyPostgresDatabase, databaseKinds } from '../helpers/databases.ts';
+import { databaseKinds, openEmptyDatabase } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { commitPayment, createEndpoint } from './harness.ts';
 
@@ -102,19 +100,9 @@ describe.each(databaseKinds())('deliveries written with their event on %s', (kin
   });
 });
 
-async function openEmpty(kind: 'pglite' | 'postgres'): Promise<{ db: Database; drop(): Promise<void> }> {
-  if (kind === 'pglite') {
-    const db = await openPglite();
-    return { db, drop: () => db.close() };
-  }
-  const empty = await createEmptyPostgresDatabase();
-  const db = await openPostgres({ url: empty.url });
-  return { db, async drop() { await db.close(); await empty.drop(); } };
-}
-
 describe.each(databaseKinds())('migration 012 on %s', (kind) => {
   it('writes the deliveries of the events the retired fan-out had not published, and only those', async () => {
-    const database = await openEmpty(kind);
+    const database = await openEmptyDatabase(kind);
     try {
       await migrate(database.db, loadMigrations().filter((migration) => migration.version < 12));
       const { db } = database;
