@@ -91,7 +91,7 @@ export class Dispatcher {
       await Promise.race(this.inFlight);
       return true;
     }
-    const { db, clock, timeoutMs } = this.options;
+    const { db, clock, timeoutMs, metrics } = this.options;
     const limit = Math.min(capacity, this.batchSize);
     const now = clock.now();
     const leaseUntil = new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS);
@@ -99,7 +99,7 @@ export class Dispatcher {
     const busy = [...this.inFlightByEndpoint].filter(([, count]) => count >= this.maxInFlightPerEndpoint).map(([id]) => id);
     const claimed = await store.claimDueDeliveries(db, this.workerId, now, leaseUntil, limit, busy);
     if (claimed.length === 0) return false;
-    if (this.options.metrics) for (const delivery of claimed) this.options.metrics.dispatchLag.observe(Math.max(0, now.getTime() - delivery.next_attempt_at.getTime()) / 1000);
+    for (const delivery of claimed) metrics?.dispatchLag.observe(Math.max(0, now.getTime() - delivery.next_attempt_at.getTime()) / 1000);
     const [eventsById, endpointsById] = await Promise.all([
       events.getEventsByIds(db, [...new Set(claimed.map((d) => d.event_id))]),
       store.findEndpointsByIds(db, [...new Set(claimed.map((d) => d.endpoint_id))]),
