@@ -1,6 +1,7 @@
 // The outbox: emit() writes an event in the caller's transaction, so a committed change always has its
 // event and a rolled-back one never does. Its webhook deliveries are written in the same statement by a
-// trigger the webhooks module's migration defines (012), and its dispatchers are woken after the commit.
+// trigger the webhooks module's migration defines (012, 013), and its dispatchers are woken after the commit
+// when some endpoint takes one of its events.
 import type { Queryable, Transaction } from '../db/database.ts';
 import { randomBase62 } from '../ids.ts';
 import { notFound } from '../kernel/errors.ts';
@@ -10,7 +11,10 @@ import type { EventOwnerKind, EventRow } from './store.ts';
 
 export type { EventOwnerKind, EventRow } from './store.ts';
 
-/** Channel that wakes event consumers after a commit; only a wake-up, consumers also poll. */
+/**
+ * Channel that wakes event consumers after the commit of an event that has a subscriber (event_subscribers,
+ * migration 013); only a wake-up, consumers also poll.
+ */
 export const EVENTS_CHANNEL = 'mps_events';
 
 /** Every event type of docs/api-reference.md#event-types, at run time (webhook endpoint filters and the events list validate against it). */
@@ -52,11 +56,13 @@ export interface Emission {
 /** `emit` for several events in one statement (changes written together); rows in the order given. */
 export async function emitEach(tx: Transaction, emissions: readonly Emission[]): Promise<EventRow[]> {
   if (emissions.length === 0) return [];
-  const rows = await store.insertEvents(tx, emissions.map(({ owner, type, data, now }) => {
+  const { rows, subscribed } = await store.insertEvents(tx, emissions.map(({ owner, type, data, now }) => {
     const [ownerKind, ownerId] = ownerKey(owner);
     return { id: newEventId(), ownerKind, ownerId, type, data, createdAt: now };
   }));
-  tx.notifyAfterCommit(EVENTS_CHANNEL);
+  // Only events someone takes wake a consumer: a claim that finds nothing costs a round trip and a pooled
+  // connection, once per batch of writes, which the busiest paths felt (BENCHMARKS.md).
+  if (subscribed) tx.notifyAfterCommit(EVENTS_CHANNEL);
   return rows;
 }
 

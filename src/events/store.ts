@@ -24,21 +24,30 @@ export interface NewEvent {
   createdAt: Date;
 }
 
-/** Inserts events in one statement; their `sequence` follows the order given. Rows come back in that order. */
-export async function insertEvents(tx: Queryable, events: readonly NewEvent[]): Promise<EventRow[]> {
-  const { rows } = await tx.query<EventRow>(
+/**
+ * Inserts events in one statement; their `sequence` follows the order given. Rows come back in that order,
+ * with whether any of them has a subscriber (event_subscribers, migration 013): an endpoint its trigger
+ * wrote a delivery for. Read in the statement's snapshot, so an endpoint created at that very moment may
+ * get a delivery without being counted here; the dispatcher's poll finds that one.
+ */
+export async function insertEvents(tx: Queryable, events: readonly NewEvent[]): Promise<{ rows: EventRow[]; subscribed: boolean }> {
+  const { rows } = await tx.query<EventRow & { subscribed: boolean }>(
     `insert into events (id, owner_kind, owner_id, type, data, created_at)
      select id, owner_kind, owner_id, type, data, created_at
        from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[]) with ordinality
          as e(id, owner_kind, owner_id, type, data, created_at, ord)
       order by ord
-     returning ${EVENT_COLUMNS}`,
+     returning ${EVENT_COLUMNS}, exists (select from event_subscribers(owner_kind, owner_id, type)) as subscribed`,
     [
       events.map((e) => e.id), events.map((e) => e.ownerKind), events.map((e) => e.ownerId), events.map((e) => e.type),
       events.map((e) => JSON.stringify(e.data)), events.map((e) => e.createdAt.toISOString()),
     ],
   );
-  return rows.sort((a, b) => a.sequence - b.sequence);
+  const subscribed = rows.some((row) => row.subscribed);
+  return {
+    rows: rows.map(({ subscribed: _, ...event }) => event).sort((a, b) => a.sequence - b.sequence),
+    subscribed,
+  };
 }
 
 export async function findEventPageOfOwner(

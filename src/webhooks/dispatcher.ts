@@ -174,7 +174,8 @@ export class Dispatcher {
     return {
       name: 'webhook-dispatcher',
       // The poll finds retries that became due; new deliveries arrive by notification: written with their
-      // events (every committed emit notifies EVENTS_CHANNEL) or scheduled again by a redelivery.
+      // events (a committed emit notifies EVENTS_CHANNEL when an endpoint takes one of its events) or
+      // scheduled again by a redelivery.
       intervalMs: 1_000,
       wakeChannels: [events.EVENTS_CHANNEL, DELIVERIES_CHANNEL],
       runOnce: () => this.runOnce(),

@@ -1,5 +1,5 @@
 // The event outbox (docs/api-reference.md#event-types, docs/architecture.md, rules 2 and 9): emit writes in the caller's transaction, a
-// rollback leaves nothing, and listeners are woken only after a commit.
+// rollback leaves nothing, and listeners are woken only after a commit, and only by events someone takes.
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Queryable } from '../../src/db/database.ts';
@@ -9,6 +9,9 @@ import { createMerchant } from '../../src/merchants/service.ts';
 import { createTestDatabase, databaseKinds, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
 import { toEventPayload } from '../../src/events/views.ts';
+import { newEndpointId } from '../../src/webhooks/service.ts';
+import { newWebhookSecret } from '../../src/webhooks/signing.ts';
+import * as webhookStore from '../../src/webhooks/store.ts';
 
 const T0 = new Date('2026-11-22T16:00:00.000Z');
 const BARRIER_CHANNEL = 'mps_test_outbox_barrier';
@@ -77,6 +80,16 @@ async function eventById(db: Queryable, id: string): Promise<EventRow | undefine
   return rows[0];
 }
 
+/** A webhook endpoint of the merchant taking `eventTypes`: the subscriber that makes its events wake consumers. */
+async function subscribe(db: Database, businessCode: number, eventTypes: string[], status: 'enabled' | 'disabled' = 'enabled'): Promise<void> {
+  await db.transaction(async (tx) => {
+    const endpoint = await webhookStore.insertEndpoint(tx, {
+      id: newEndpointId(), ownerKind: 'merchant', ownerId: businessCode, url: 'http://127.0.0.1:9/hook', description: null, eventTypes, secret: newWebhookSecret(),
+    }, T0);
+    if (status === 'disabled') await tx.query("update webhook_endpoints set status = 'disabled' where id = $1::text", [endpoint.id]);
+  });
+}
+
 /** The first page of an owner's events, as the events API reads them. */
 const FIRST_PAGE = { page: 1, perPage: 100 };
 
@@ -128,6 +141,7 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
 
   it('an event emitted in a rolled-back transaction is never written, and wakes no listener', async () => {
     const businessCode = await newMerchant();
+    await subscribe(database.db, businessCode, ['*']);
     watcher = await watchEvents(database.db);
     await watcher.barrier(); // notifications of earlier tests are in
     const before = watcher.count;
@@ -148,8 +162,9 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
     expect(watcher.count).toBe(before);
   });
 
-  it('a committed event is written and wakes a listener on EVENTS_CHANNEL', async () => {
+  it('a committed event someone takes is written and wakes a listener on EVENTS_CHANNEL', async () => {
     const businessCode = await newMerchant();
+    await subscribe(database.db, businessCode, ['transfer.created']);
     watcher = await watchEvents(database.db);
     await watcher.barrier();
     const before = watcher.count;
@@ -160,6 +175,35 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
 
     expect(watcher.count).toBeGreaterThan(before);
     expect(await eventById(database.db, emitted.id)).toEqual(emitted);
+  });
+
+  it('a committed event no endpoint takes wakes no listener: no endpoint, a disabled one, one filtering other types', async () => {
+    const alone = await newMerchant();
+    const withDisabled = await newMerchant();
+    await subscribe(database.db, withDisabled, ['*'], 'disabled');
+    const filtering = await newMerchant();
+    await subscribe(database.db, filtering, ['transfer.failed']);
+    // Another owner's endpoint that takes everything: a merchant's event is not its.
+    const other = await newMerchant();
+    await subscribe(database.db, other, ['*']);
+    watcher = await watchEvents(database.db);
+    await watcher.barrier();
+    const before = watcher.count;
+
+    await database.db.transaction((tx) => events.emitEach(tx, [alone, withDisabled, filtering].map((businessCode) => ({
+      owner: { kind: 'merchant', businessCode } as const, type: 'transfer.created' as const, data: {}, now: T0,
+    }))));
+    await database.db.flushNotifications();
+    await watcher.barrier();
+    expect(watcher.count).toBe(before);
+
+    // The same statement with one event its owner's endpoint takes wakes once more.
+    await database.db.transaction((tx) => events.emitEach(tx, [
+      { owner: { kind: 'merchant', businessCode: alone }, type: 'transfer.created', data: {}, now: T0 },
+      { owner: { kind: 'merchant', businessCode: filtering }, type: 'transfer.failed', data: {}, now: T0 },
+    ]));
+    await watcher.nextEventsNotification(before);
+    expect(watcher.count).toBeGreaterThan(before);
   });
 
   it('listEventPage lists only that owner\'s events: a merchant and a partner with the same number are different owners', async () => {
@@ -212,6 +256,7 @@ describeOnPostgres('event outbox wake-ups on %s', (kind) => {
   it('listeners are not woken while the emitting transaction is still open, only after it commits', async () => {
     const businessCode = await database.db.transaction(async (tx) =>
       (await createMerchant(tx, { name: 'Outbox Shop' }, 'sandbox', T0)).merchant.business_code);
+    await subscribe(database.db, businessCode, ['*']);
     const watcher = await watchEvents(database.db);
     try {
       await watcher.barrier();
