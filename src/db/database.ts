@@ -28,6 +28,14 @@ export interface Transaction extends Queryable {
    * transaction would take PostgreSQL's commit-time notify lock and serialize every payment).
    */
   notifyAfterCommit(channel: string, payload?: string): void;
+  /**
+   * Lets a write go on without waiting for its answer: the transaction waits for `write` before it
+   * commits, and rolls back with its error if it failed. On PostgreSQL the statements after it are sent at
+   * once, behind it on the same connection (pipeline mode), so a write whose result nothing needs — an
+   * event, say — costs no round trip of its own. Not for a write inside a savepoint the work may roll back
+   * to: its failure would still refuse the commit.
+   */
+  awaitBeforeCommit(write: Promise<unknown>): void;
 }
 
 export type DatabaseKind = 'postgres' | 'pglite';

@@ -5,6 +5,7 @@ import { PGlite, types, type Transaction as PGliteTransaction } from '@electric-
 import type { Database, QueryResult, Transaction } from './database.ts';
 import { int8ToNumber } from './database.ts';
 import { CommitHooks } from './commit-hooks.ts';
+import { PendingWrites } from './pending-writes.ts';
 import { CoalescingNotifier } from './notifier.ts';
 
 export interface PgliteOptions {
@@ -62,7 +63,10 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
       if (insideTransaction.getStore()) throw new ReentrantQueryError();
       const committed = new CommitHooks();
       const value = await pglite.transaction((pgliteTx) =>
-        insideTransaction.run(true, () => {
+        insideTransaction.run(true, async () => {
+          // PGlite runs one statement at a time: a write awaited only before the commit saves no round trip
+          // here, but it must still have succeeded before the commit, and settled before a rollback.
+          const pending = new PendingWrites();
           const tx: Transaction = {
             async query<Row>(sql: string, params?: readonly unknown[]) {
               const result = await pgliteTx.query<Row>(sql, params as unknown[] | undefined);
@@ -70,9 +74,17 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
             },
             afterCommit: (hook) => committed.add(hook),
             notifyAfterCommit: (channel, payload = '') => committed.add(() => notifier.notify(channel, payload)),
+            awaitBeforeCommit: (write) => pending.add(write),
           };
           pgliteTransactions.set(tx, pgliteTx);
-          return work(tx);
+          try {
+            const result = await work(tx);
+            await pending.succeeded();
+            return result;
+          } catch (error) {
+            await pending.settled();
+            throw error;
+          }
         }),
       );
       committed.run(onBackgroundError);

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Database, QueryResult, Transaction } from './database.ts';
 import { int8ToNumber, isDatabaseUnavailable } from './database.ts';
 import { CommitHooks } from './commit-hooks.ts';
+import { PendingWrites } from './pending-writes.ts';
 import { CoalescingNotifier } from './notifier.ts';
 import { Listener } from './postgres-listener.ts';
 
@@ -79,6 +80,10 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     // Pooled connections whose peer vanished without a reset are found by TCP keep-alive, not left to hang.
     keepAlive: true,
     application_name: 'merchant-payments',
+    // Statements go out without waiting for the answer to the one before, inside a begun transaction only
+    // (Transaction.awaitBeforeCommit): each keeps its own Sync, and the transaction block makes a failure
+    // abort what follows it.
+    pipeline: true,
     ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
@@ -104,6 +109,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       const committed = new CommitHooks();
+      const pending = new PendingWrites();
       let broken = false;
       // node-postgres takes the pool's own error listener off a client while it is checked out. A connection
       // dropped in that time (failover, restart, a network reset, pg_terminate_backend on a transaction waiting
@@ -117,6 +123,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       };
       client.on('error', onConnectionError);
       try {
+        // Awaited, not pipelined with the work's first statement: a cancel landing on BEGIN would fail it
+        // alone, and the statements behind it would run and commit one by one outside any transaction.
         await client.query('begin isolation level read committed');
         const tx: Transaction = {
           async query<Row>(sql: string, params?: readonly unknown[]) {
@@ -125,12 +133,18 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
           },
           afterCommit: (hook) => committed.add(hook),
           notifyAfterCommit: (channel, payload = '') => committed.add(() => notifier.notify(channel, payload)),
+          awaitBeforeCommit: (write) => pending.add(write),
         };
         const value = await work(tx);
-        await client.query('commit');
+        await pending.succeeded();
+        // COMMIT of a transaction a failed statement aborted answers ROLLBACK, not an error: a failure the
+        // work caught and carried on from must not pass for a commit.
+        const { command } = await client.query('commit');
+        if (command !== 'COMMIT') throw new Error(`the transaction ended in ${command} at commit: a statement in it had failed`);
         committed.run(onBackgroundError);
         return value;
       } catch (error) {
+        await pending.settled();
         // A dead or unanswering connection is destroyed, not asked to roll back (that would wait on it
         // again); the server rolls back what the closed connection left open.
         if (isDatabaseUnavailable(error)) broken = true;

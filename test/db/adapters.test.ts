@@ -211,6 +211,49 @@ describe.each(databaseKinds())('Database adapter on %s', (kind) => {
     });
   });
 
+  describe('writes awaited only before the commit (awaitBeforeCommit)', () => {
+    const names = async (prefix: string) =>
+      (await db.query<{ name: string }>('select name from partners where name like $1::text order by id', [`${prefix}%`])).rows.map((r) => r.name);
+
+    it('commits a write the work did not wait for, with the statements sent after it, and runs its after-commit hooks', async () => {
+      const ran: string[] = [];
+      const value = await db.transaction(async (tx) => {
+        tx.awaitBeforeCommit(tx.query("insert into partners (name) values ('ahead-1')").then(() => tx.afterCommit(() => ran.push('hook'))));
+        await tx.query("insert into partners (name) values ('ahead-2')");
+        return 'done';
+      });
+      expect(value).toBe('done');
+      expect(ran).toEqual(['hook']);
+      expect(await names('ahead-')).toEqual(['ahead-1', 'ahead-2']);
+    });
+
+    it('rolls back everything when such a write fails, though the work resolved, and rejects with its error', async () => {
+      const error = await caught(db.transaction(async (tx) => {
+        await tx.query("insert into partners (name) values ('failed-ahead-1')");
+        // The balance may not go below zero: this write fails while the next statement is already sent.
+        tx.awaitBeforeCommit(tx.query('update balances set available_centavos = -1 where business_code = $1', [PLATFORM_BUSINESS_CODE]));
+        await caught(tx.query("insert into partners (name) values ('failed-ahead-2')")); // behind the failure: refused
+        return 'the work resolved';
+      }));
+      expect(databaseErrorOf(error)?.constraint).toBe('balances_available_nonnegative');
+      expect(await names('failed-ahead-')).toEqual([]);
+      // The connection is usable afterwards: the next transaction commits.
+      await db.transaction((tx) => tx.query("insert into partners (name) values ('after-failed-ahead')"));
+      expect(await names('after-failed-ahead')).toEqual(['after-failed-ahead']);
+    });
+
+    it('settles such a write before rolling back when the work throws, without an unhandled rejection', async () => {
+      const failure = new Error('work failed');
+      const error = await caught(db.transaction(async (tx) => {
+        tx.awaitBeforeCommit(tx.query('select 1 / 0'));
+        tx.awaitBeforeCommit(tx.query("insert into partners (name) values ('thrown-ahead')"));
+        throw failure;
+      }));
+      expect(error).toBe(failure);
+      expect(await names('thrown-ahead')).toEqual([]);
+    });
+  });
+
   describe('constraint violations', () => {
     it('reports the CHECK balances_available_nonnegative as SQLSTATE 23514 with its name', async () => {
       const error = await caught(db.query('update balances set available_centavos = -1 where business_code = $1', [PLATFORM_BUSINESS_CODE]));
