@@ -130,12 +130,14 @@ export async function debitAndRecordTransfers(tx: Transaction, creations: Transf
   })));
   const rowOfMovement = new Map(rows.map((row) => [row.movement_id, row]));
   const resources = debited.map(({ movementId }) => toTransferResource(rowOfMovement.get(movementId)!));
-  await events.emitEach(tx, resources.map((resource, n) => ({
+  // Nothing needs the events back: they travel with the idempotency outcomes the caller writes next, and
+  // the transaction waits for them before it commits (one round trip less per batch).
+  tx.awaitBeforeCommit(events.emitEach(tx, resources.map((resource, n) => ({
     owner: { kind: 'merchant', businessCode: resource.business_code },
     type: 'transfer.created',
     data: resource,
     now: debited[n]!.creation.now,
-  })));
+  }))));
   const insufficientFunds = refusalOutcome(new ApiError('INSUFFICIENT_FUNDS'));
   let next = 0;
   return movements.map((movement) => (movement ? { statusCode: 201, body: resources[next++] } : insufficientFunds));
