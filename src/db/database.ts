@@ -33,7 +33,7 @@ export interface Transaction extends Queryable {
    * commits, and rolls back with its error if it failed. On PostgreSQL the statements after it are sent at
    * once, behind it on the same connection (pipeline mode), so a write whose result nothing needs — an
    * event, say — costs no round trip of its own. Not for a write inside a savepoint the work may roll back
-   * to: its failure would still refuse the commit.
+   * to: its failure would still refuse the commit. Like `query`, refused once the transaction is ending.
    */
   awaitBeforeCommit(write: Promise<unknown>): void;
 }
@@ -92,11 +92,23 @@ export const SqlState = {
   CRASH_SHUTDOWN: '57P02',
   CANNOT_CONNECT_NOW: '57P03',
   TOO_MANY_CONNECTIONS: '53300',
+  IN_FAILED_SQL_TRANSACTION: '25P02',
 } as const;
 
 export interface DatabaseErrorFields {
   code?: string;
   constraint?: string;
+}
+
+/**
+ * Thrown by a transaction's handle used after its transaction began to end (its work resolved or threw):
+ * a statement sent then would land in whatever the connection runs next, or commit on its own.
+ */
+export class TransactionEndedError extends Error {
+  constructor() {
+    super('a statement was sent through a transaction that had already ended');
+    this.name = 'TransactionEndedError';
+  }
 }
 
 /** The SQLSTATE and constraint name of a database error, or undefined for anything else. */

@@ -3,7 +3,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { PGlite, types, type Transaction as PGliteTransaction } from '@electric-sql/pglite';
 import type { Database, QueryResult, Transaction } from './database.ts';
-import { int8ToNumber } from './database.ts';
+import { int8ToNumber, TransactionEndedError } from './database.ts';
 import { CommitHooks } from './commit-hooks.ts';
 import { PendingWrites } from './pending-writes.ts';
 import { CoalescingNotifier } from './notifier.ts';
@@ -67,23 +67,30 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
           // PGlite runs one statement at a time: a write awaited only before the commit saves no round trip
           // here, but it must still have succeeded before the commit, and settled before a rollback.
           const pending = new PendingWrites();
+          let ending = false;
           const tx: Transaction = {
             async query<Row>(sql: string, params?: readonly unknown[]) {
+              if (ending) throw new TransactionEndedError();
               const result = await pgliteTx.query<Row>(sql, params as unknown[] | undefined);
               return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
             },
             afterCommit: (hook) => committed.add(hook),
             notifyAfterCommit: (channel, payload = '') => committed.add(() => notifier.notify(channel, payload)),
-            awaitBeforeCommit: (write) => pending.add(write),
+            awaitBeforeCommit: (write) => {
+              if (ending) throw new TransactionEndedError();
+              pending.add(write);
+            },
           };
           pgliteTransactions.set(tx, pgliteTx);
           try {
             const result = await work(tx);
             await pending.succeeded();
+            ending = true;
             return result;
           } catch (error) {
             await pending.settled();
-            throw error;
+            ending = true;
+            throw pending.causeOf(error);
           }
         }),
       );

@@ -1,7 +1,7 @@
 // Database adapter for a PostgreSQL server through a `pg` pool, plus one dedicated listening connection.
 import pg from 'pg';
 import type { Database, QueryResult, Transaction } from './database.ts';
-import { int8ToNumber, isDatabaseUnavailable } from './database.ts';
+import { int8ToNumber, isDatabaseUnavailable, SqlState, TransactionEndedError } from './database.ts';
 import { CommitHooks } from './commit-hooks.ts';
 import { PendingWrites } from './pending-writes.ts';
 import { CoalescingNotifier } from './notifier.ts';
@@ -110,6 +110,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       const client = await pool.connect();
       const committed = new CommitHooks();
       const pending = new PendingWrites();
+      /** Set once the work is over: the handle then refuses statements (TransactionEndedError). */
+      let ending = false;
       let broken = false;
       // node-postgres takes the pool's own error listener off a client while it is checked out. A connection
       // dropped in that time (failover, restart, a network reset, pg_terminate_backend on a transaction waiting
@@ -128,23 +130,34 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         await client.query('begin isolation level read committed');
         const tx: Transaction = {
           async query<Row>(sql: string, params?: readonly unknown[]) {
+            if (ending) throw new TransactionEndedError();
             const result = await run(client, sql, params);
             return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
           },
           afterCommit: (hook) => committed.add(hook),
           notifyAfterCommit: (channel, payload = '') => committed.add(() => notifier.notify(channel, payload)),
-          awaitBeforeCommit: (write) => pending.add(write),
+          awaitBeforeCommit: (write) => {
+            if (ending) throw new TransactionEndedError();
+            pending.add(write);
+          },
         };
         const value = await work(tx);
         await pending.succeeded();
+        ending = true;
         // COMMIT of a transaction a failed statement aborted answers ROLLBACK, not an error: a failure the
         // work caught and carried on from must not pass for a commit.
         const { command } = await client.query('commit');
-        if (command !== 'COMMIT') throw new Error(`the transaction ended in ${command} at commit: a statement in it had failed`);
+        if (command !== 'COMMIT') {
+          throw Object.assign(new Error(`the transaction ended in ${command} at commit: a statement in it had failed`), {
+            code: SqlState.IN_FAILED_SQL_TRANSACTION,
+          });
+        }
         committed.run(onBackgroundError);
         return value;
-      } catch (error) {
+      } catch (thrown) {
         await pending.settled();
+        ending = true;
+        const error = pending.causeOf(thrown);
         // A dead or unanswering connection is destroyed, not asked to roll back (that would wait on it
         // again); the server rolls back what the closed connection left open.
         if (isDatabaseUnavailable(error)) broken = true;

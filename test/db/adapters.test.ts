@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseErrorOf, SqlState, type Database } from '../../src/db/database.ts';
+import { databaseErrorOf, SqlState, TransactionEndedError, type Database, type Transaction } from '../../src/db/database.ts';
 import { openPglite, ReentrantQueryError } from '../../src/db/pglite.ts';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/databases.ts';
 
@@ -214,12 +214,14 @@ describe.each(databaseKinds())('Database adapter on %s', (kind) => {
   describe('writes awaited only before the commit (awaitBeforeCommit)', () => {
     const names = async (prefix: string) =>
       (await db.query<{ name: string }>('select name from partners where name like $1::text order by id', [`${prefix}%`])).rows.map((r) => r.name);
+    const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-    it('commits a write the work did not wait for, with the statements sent after it, and runs its after-commit hooks', async () => {
+    it('commits only after such a write, even one not sent yet when the work resolves, and runs its after-commit hooks', async () => {
       const ran: string[] = [];
       const value = await db.transaction(async (tx) => {
-        tx.awaitBeforeCommit(tx.query("insert into partners (name) values ('ahead-1')").then(() => tx.afterCommit(() => ran.push('hook'))));
-        await tx.query("insert into partners (name) values ('ahead-2')");
+        await tx.query("insert into partners (name) values ('ahead-1')");
+        // Sent 50 ms after the work resolved: only a commit that waits for it can hold it.
+        tx.awaitBeforeCommit(later(50).then(() => tx.query("insert into partners (name) values ('ahead-2')")).then(() => tx.afterCommit(() => ran.push('hook'))));
         return 'done';
       });
       expect(value).toBe('done');
@@ -242,15 +244,57 @@ describe.each(databaseKinds())('Database adapter on %s', (kind) => {
       expect(await names('after-failed-ahead')).toEqual(['after-failed-ahead']);
     });
 
-    it('settles such a write before rolling back when the work throws, without an unhandled rejection', async () => {
-      const failure = new Error('work failed');
+    it('reports the failed write, not the "transaction is aborted" of the statement the work was waiting for behind it', async () => {
       const error = await caught(db.transaction(async (tx) => {
-        tx.awaitBeforeCommit(tx.query('select 1 / 0'));
-        tx.awaitBeforeCommit(tx.query("insert into partners (name) values ('thrown-ahead')"));
+        tx.awaitBeforeCommit(tx.query('update balances set available_centavos = -1 where business_code = $1', [PLATFORM_BUSINESS_CODE]));
+        await tx.query("insert into partners (name) values ('behind-failed-ahead')"); // fails with 25P02, and the work throws it
+      }));
+      expect(databaseErrorOf(error)).toEqual({ code: SqlState.CHECK_VIOLATION, constraint: 'balances_available_nonnegative' });
+      expect(await names('behind-failed-ahead')).toEqual([]);
+    });
+
+    it('lets such a write finish inside the transaction before rolling back when the work throws', async () => {
+      const failure = new Error('work failed');
+      let lateWrite: 'ran' | 'refused' | 'pending' = 'pending';
+      const error = await caught(db.transaction(async (tx) => {
+        tx.awaitBeforeCommit(later(50).then(() => tx.query("insert into partners (name) values ('thrown-ahead')")).then(
+          () => { lateWrite = 'ran'; },
+          (refused: unknown) => { lateWrite = 'refused'; throw refused; },
+        ));
         throw failure;
       }));
       expect(error).toBe(failure);
+      expect(lateWrite).toBe('ran'); // inside the transaction, which then rolled back
       expect(await names('thrown-ahead')).toEqual([]);
+    });
+
+    it('refuses statements through a handle whose transaction has ended, instead of running them on whatever the connection does next', async () => {
+      let leaked: Transaction | undefined;
+      await db.transaction(async (tx) => {
+        leaked = tx;
+        await tx.query('select 1');
+      });
+      expect(await caught(leaked!.query("insert into partners (name) values ('leaked')"))).toBeInstanceOf(TransactionEndedError);
+      expect(() => leaked!.awaitBeforeCommit(Promise.resolve())).toThrow(TransactionEndedError);
+      expect(await names('leaked')).toEqual([]);
+    });
+
+    it('keeps a write that fails while the work still runs from going unhandled', async () => {
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const error = await caught(db.transaction(async (tx) => {
+          tx.awaitBeforeCommit(Promise.reject(new Error('refused early')));
+          await later(20); // the event loop turns: an unhandled rejection would be reported now
+          await tx.query('select 1');
+        }));
+        expect((error as Error).message).toBe('refused early');
+        await later(20);
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
     });
   });
 
