@@ -130,8 +130,8 @@ export async function debitAndRecordTransfers(tx: Transaction, creations: Transf
   })));
   const rowOfMovement = new Map(rows.map((row) => [row.movement_id, row]));
   const resources = debited.map(({ movementId }) => toTransferResource(rowOfMovement.get(movementId)!));
-  // Nothing needs the events back: they travel with the idempotency outcomes the caller writes next, and
-  // the transaction waits for them before it commits (one round trip less per batch).
+  // Nothing needs the events back: they travel with whatever the transaction sends next (runIdempotentEach
+  // stores the outcomes), and it waits for them before it commits: one round trip less per batch.
   tx.awaitBeforeCommit(events.emitEach(tx, resources.map((resource, n) => ({
     owner: { kind: 'merchant', businessCode: resource.business_code },
     type: 'transfer.created',

@@ -4,6 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ledger from '../../src/ledger/service.ts';
+import { runIdempotentEach } from '../../src/idempotency/service.ts';
+import { CREATE_TRANSFER_ROUTE, debitAndRecordTransfers, toCreateTransferRequest } from '../../src/transfers/service.ts';
+import type { CreateTransferBody } from '../../src/transfers/schemas.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
@@ -135,5 +138,52 @@ describe.each(databaseKinds())('transfers written together on %s', (kind) => {
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(await balanceOf(t, merchants[3]!)).toEqual({ available: 70, pending_out: 30 });
+  });
+
+  it('an event that fails to be written fails its creation alone: no debit, transfer or stored outcome for it, and the database\'s own error is what is reported', async () => {
+    const merchants: Merchant[] = [];
+    for (let i = 0; i < 4; i++) merchants.push(await fundedMerchant(t, '100.00'));
+    // The events go unawaited, with the stored outcomes (Transaction.awaitBeforeCommit): a trigger stands in
+    // for a failure of that write alone.
+    await t.db.query(`create function refuse_poisoned_event() returns trigger language plpgsql as $$
+      begin
+        if new.data->>'reference' = 'poison' then raise exception 'poisoned event'; end if;
+        return new;
+      end $$`);
+    await t.db.query('create trigger refuse_poisoned_event before insert on events for each row execute function refuse_poisoned_event()');
+    const poisonKey = randomUUID();
+    const poisonBody = transferBody(merchants[1]!.businessCode, { amount: '10.00', reference: 'poison' });
+    let responses;
+    let direct: unknown;
+    try {
+      responses = await Promise.all(merchants.map((merchant, i) => (i === 1
+        ? postTransfer(t, merchant, poisonBody, poisonKey)
+        : postTransfer(t, merchant, transferBody(merchant.businessCode, { amount: '10.00', reference: `ok ${i}` }), randomUUID()))));
+      // The same failure below the HTTP layer: the error is the trigger's, not the "transaction is aborted"
+      // of the outcome insert that was waiting behind it.
+      direct = await runIdempotentEach(t.db, [{
+        scope: { caller: `merchant:${merchants[2]!.businessCode}`, route: CREATE_TRANSFER_ROUTE, key: randomUUID() },
+        request: toCreateTransferRequest(transferBody(merchants[2]!.businessCode, { amount: '10.00', reference: 'poison' }) as CreateTransferBody),
+        now: t.clock.now(),
+      }], debitAndRecordTransfers).then(() => 'resolved', (error: unknown) => error);
+    } finally {
+      await t.db.query('drop trigger refuse_poisoned_event on events');
+      await t.db.query('drop function refuse_poisoned_event()');
+    }
+    responses.forEach((response, i) => expect(response.status).toBe(i === 1 ? 500 : 201));
+    expect(JSON.stringify(responses[1]!.body)).not.toContain('poisoned');
+    expect((direct as Error).message).toContain('poisoned event');
+    expect(await balanceOf(t, merchants[1]!)).toEqual({ available: 100, pending_out: 0 });
+    expect(await balanceOf(t, merchants[2]!)).toEqual({ available: 90, pending_out: 10 }); // its HTTP transfer only
+    const { rows } = await t.db.query<{ transfers: number; outcomes: number }>(
+      `select (select count(*) from transfers where business_code = $1::bigint)::int8 as transfers,
+              (select count(*) from idempotency_keys where idempotency_key = $2::uuid)::int8 as outcomes`,
+      [merchants[1]!.businessCode, poisonKey]);
+    expect(rows[0]).toEqual({ transfers: 0, outcomes: 0 });
+
+    // Nothing was stored for the failed key, so the same request now executes.
+    const retry = await postTransfer(t, merchants[1]!, poisonBody, poisonKey);
+    expect(retry.status).toBe(201);
+    expect(await balanceOf(t, merchants[1]!)).toEqual({ available: 90, pending_out: 10 });
   });
 });
