@@ -3,6 +3,7 @@
 // workers), the CLI and the tests all use. Capabilities never import this file.
 import type { AppContext, BaseContext } from './context.ts';
 import { primaryReads } from './db/replica.ts';
+import { SecretBox } from './kernel/secret-box.ts';
 import { MerchantDisplayCache } from './merchants/display-cache.ts';
 import { ACTIVATION_PURPOSE, completeByActivationPayment } from './onboarding/service.ts';
 import { PaymentPurposes, type PaymentPurposeHandler } from './qr/purposes.ts';
@@ -18,5 +19,6 @@ export function createAppContext(base: BaseContext, options: ComposeOptions = {}
     replica: base.replica ?? primaryReads(base.db),
     purposes: new PaymentPurposes({ [ACTIVATION_PURPOSE]: completeByActivationPayment, ...options.purposes }),
     merchantDisplays: new MerchantDisplayCache(),
+    secrets: new SecretBox(base.config.encryptionKeys),
   };
 }

@@ -2,6 +2,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
+import type { EncryptionKey } from './kernel/secret-box.ts';
 import { parseAmount, type Centavos } from './money.ts';
 import { isKnownTimeZone, parseDuration } from './time.ts';
 
@@ -65,7 +67,24 @@ export interface Config {
   /** Banks of BANKS_FILE; null: the shipped default list of Bolivian banks (src/transfers/banks.ts). */
   banks: BankConfig[] | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * Keys that seal stored secrets (kernel/secret-box.ts): the first seals, every one opens. In sandbox the
+   * published development key is always among them, so a sandbox database stays readable when
+   * ENCRYPTION_KEYS is set later.
+   */
+  encryptionKeys: EncryptionKey[];
+  /** False when only the sandbox's published development key is in use (the banner says so). */
+  encryptionKeysConfigured: boolean;
 }
+
+/**
+ * The sandbox's key when ENCRYPTION_KEYS is unset: published here, so it protects nothing, and only a
+ * sandbox may use it (MODE=live refuses to start without ENCRYPTION_KEYS).
+ */
+export const SANDBOX_ENCRYPTION_KEY: EncryptionKey = {
+  id: 'sandbox',
+  key: createHash('sha256').update('merchant-payments-service sandbox encryption key (public, protects nothing)').digest(),
+};
 
 /** A wrong value: `message` is one line naming the variable and what it accepts. */
 export class ConfigError extends Error {
@@ -78,7 +97,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 /** Variables that may hold a secret (a token, a password in a URL): a wrong value is named, never echoed. */
-const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'METRICS_TOKEN']);
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'METRICS_TOKEN', 'ENCRYPTION_KEYS']);
 
 /** Reads and validates the environment; throws ConfigError listing every wrong variable, one line each. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
@@ -157,12 +176,35 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     (t) => oneOf(t, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     'fatal, error, warn, info, debug, trace or silent');
 
+  const configuredKeys = read('ENCRYPTION_KEYS', '', encryptionKeyList,
+    'a comma-separated list of ID:KEY, each ID 1–32 letters, digits, _ or -, each KEY the base64 of 32 random bytes '
+    + '(make one with: node -e "console.log(\'k1:\' + crypto.randomBytes(32).toString(\'base64\'))"); the first seals new secrets')?.keys;
+  if (configuredKeys?.length === 0 && mode === 'live') {
+    problems.push('ENCRYPTION_KEYS is required in MODE=live: stored webhook secrets and onboarding links are sealed with it '
+      + '(make one with: node -e "console.log(\'k1:\' + crypto.randomBytes(32).toString(\'base64\'))")');
+  }
+  const encryptionKeys = mode === 'sandbox' ? [...(configuredKeys ?? []), SANDBOX_ENCRYPTION_KEY] : configuredKeys ?? [];
+  const encryptionKeysConfigured = (configuredKeys?.length ?? 0) > 0;
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
+    encryptionKeys, encryptionKeysConfigured,
     port, host, database, databaseReplica, databaseQueryTimeoutMs, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
     refundWindowMs, onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
     rateLimit, publicRateLimit, trustProxy, metricsToken, role, banks, logLevel,
   };
+}
+
+/** `k2:BASE64,k1:BASE64`: unique ids, each key 32 bytes; '' → no keys. */
+function encryptionKeyList(text: string): { keys: EncryptionKey[] } | null {
+  if (text === '') return { keys: [] };
+  const keys: EncryptionKey[] = [];
+  for (const item of text.split(',')) {
+    const match = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/]{43}=)$/.exec(item.trim());
+    if (!match || match[1] === SANDBOX_ENCRYPTION_KEY.id || keys.some((key) => key.id === match[1])) return null;
+    keys.push({ id: match[1]!, key: Buffer.from(match[2]!, 'base64') });
+  }
+  return { keys };
 }
 
 function wholeNumber(text: string, min: number, max: number): number | null {

@@ -4,6 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Database, LaggingReads } from './db/database.ts';
+import type { SecretBox } from './kernel/secret-box.ts';
 import type { MerchantDisplayCache } from './merchants/display-cache.ts';
 import type { PaymentPurposes } from './qr/purposes.ts';
 import type { Clock } from './time.ts';
@@ -27,6 +28,8 @@ export interface AppContext extends BaseContext {
   purposes: PaymentPurposes;
   /** Merchant name, city and MCC for QR payloads and pages. */
   merchantDisplays: MerchantDisplayCache;
+  /** Seals and opens the secrets the service stores (ENCRYPTION_KEYS; kernel/secret-box.ts). */
+  secrets: SecretBox;
 }
 
 /** A capability's routes: a typed plugin registered by the composition root (src/http/app.ts). */

@@ -16,7 +16,9 @@ import { trackOpen } from './open-resources.ts';
 import { createAppContext } from '../../src/composition.ts';
 import type { PaymentPurposeHandler } from '../../src/qr/purposes.ts';
 
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef0123';
+/** A key that seals stored secrets in tests (ENCRYPTION_KEYS; live mode refuses to start without one). */
+export const TEST_ENCRYPTION_KEYS = `test1:${Buffer.alloc(32, 7).toString('base64')}`;
 
 /** A clock the test moves by hand, starting from a fixed instant. */
 export class TestClock implements Clock {
@@ -93,6 +95,7 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
   const config = loadConfig({
     DATABASE_URL: 'memory://', // replaced below: the test decides the database
     ADMIN_TOKEN,
+    ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
     RATE_LIMIT: 'off',
     PUBLIC_RATE_LIMIT: 'off',
     LOG_LEVEL: 'silent',

@@ -81,7 +81,7 @@ describe('loadConfig defaults (docs/api-reference.md#configuration)', () => {
 
   it('lets a sandbox deliver webhooks to private addresses, and never live mode', () => {
     expect(config.webhookPrivateTargets).toBe('allow');
-    expect(loadConfig({ MODE: 'live' }, '/srv/mps').webhookPrivateTargets).toBe('deny');
+    expect(loadConfig({ MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS }, '/srv/mps').webhookPrivateTargets).toBe('deny');
   });
 
   it('runs every role in one process', () => {
@@ -94,6 +94,38 @@ describe('loadConfig defaults (docs/api-reference.md#configuration)', () => {
   });
 });
 
+/** A key list live mode needs (ENCRYPTION_KEYS). */
+const LIVE_KEYS = `k1:${Buffer.alloc(32, 1).toString('base64')}`;
+
+describe('ENCRYPTION_KEYS', () => {
+  it('defaults, in sandbox, to the published development key alone', () => {
+    const sandbox = loadConfig({}, '/srv/mps');
+    expect(sandbox.encryptionKeys.map((key) => key.id)).toEqual(['sandbox']);
+    expect(sandbox.encryptionKeysConfigured).toBe(false);
+  });
+
+  it('seals with the first key given, opens with all, and keeps the sandbox key only in sandbox', () => {
+    const two = `${LIVE_KEYS},k0:${Buffer.alloc(32, 2).toString('base64')}`;
+    expect(loadConfig({ ENCRYPTION_KEYS: two }, '/srv/mps').encryptionKeys.map((key) => key.id)).toEqual(['k1', 'k0', 'sandbox']);
+    const live = loadConfig({ MODE: 'live', ENCRYPTION_KEYS: two }, '/srv/mps');
+    expect(live.encryptionKeys.map((key) => key.id)).toEqual(['k1', 'k0']);
+    expect(live.encryptionKeys[0]!.key).toEqual(Buffer.alloc(32, 1));
+    expect(live.encryptionKeysConfigured).toBe(true);
+  });
+
+  it('is required in live mode, in one line that says how to make a key', () => {
+    const error = configErrorOf({ MODE: 'live' });
+    expect(error.problems).toEqual([expect.stringMatching(/^ENCRYPTION_KEYS is required in MODE=live: .*randomBytes\(32\)/)]);
+  });
+
+  it.each([
+    ['k1:short'], [`k1:${Buffer.alloc(16).toString('base64')}`], [`${LIVE_KEYS},${LIVE_KEYS}`], [`sandbox:${Buffer.alloc(32).toString('base64')}`], ['no-colon'],
+  ])('refuses %s without echoing it', (value) => {
+    const error = configErrorOf({ ENCRYPTION_KEYS: value });
+    expect(error.problems).toEqual([expect.stringContaining('ENCRYPTION_KEYS=(value hidden) is not valid')]);
+  });
+});
+
 describe('loadConfig accepts the documented forms', () => {
   it('reads each variable', () => {
     const config = loadConfig({
@@ -101,6 +133,7 @@ describe('loadConfig accepts the documented forms', () => {
       HOST: '0.0.0.0',
       DATABASE_URL: 'postgres://mps:secret@db.internal:5432/payments',
       MODE: 'live',
+      ENCRYPTION_KEYS: LIVE_KEYS,
       PUBLIC_BASE_URL: 'https://pay.example.com/',
       ADMIN_TOKEN: 'operator-token-0123456789',
       SERVICE_TIMEZONE: 'America/Lima',
@@ -225,7 +258,7 @@ describe('loadConfig refuses wrong values with one line naming the variable', ()
   });
 
   it('refuses WEBHOOK_PRIVATE_TARGETS=allow in live mode: the guard cannot be turned off there', () => {
-    const error = configErrorOf({ MODE: 'live', WEBHOOK_PRIVATE_TARGETS: 'allow' });
+    const error = configErrorOf({ MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS, WEBHOOK_PRIVATE_TARGETS: 'allow' });
     expect(error.problems).toEqual([expect.stringContaining('WEBHOOK_PRIVATE_TARGETS')]);
   });
 
