@@ -21,7 +21,7 @@ const ROUNDS = Number(process.argv[3] ?? 3);
 const BARE_PORT = await anyFreePort();
 /** The service's address, once started. */
 let serviceUrl = '';
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
 const CONNECTIONS = 50;
 
 const admin = (sql: string) => adminQuery(serverUrl, sql);

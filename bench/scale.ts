@@ -32,7 +32,7 @@ import { adminQuery } from './scratch-database.ts';
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const seconds = Number(process.env.BENCH_DURATION ?? 8);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
 /** HTTP connections of every throughput run, split evenly over the API processes that serve it. */
 const CONNECTIONS = 32;
 /** Before each measured run: JIT, pools and caches of a freshly started process warm up. */

@@ -36,7 +36,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const merchantCount = Number(process.env.BENCH_MERCHANTS ?? 200);
 const pgbenchClients = Number(process.env.BENCH_PGBENCH_CLIENTS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
 /** The service's address and process, once started. */
 let serviceUrl = '';
 let servicePid: number | undefined;

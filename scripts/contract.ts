@@ -20,7 +20,7 @@ const LEFT_OUT = ['**/hostile-input.test.ts', '**/*.browser.test.ts'];
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 // The test apps run with ADMIN_TOKEN set, so the operator API is part of the document they serve.
-const document: Json = await serviceOpenApiDocument({ ADMIN_TOKEN: 'contract-run-admin-token' });
+const document: Json = await serviceOpenApiDocument({ ADMIN_TOKEN: 'contract-run-admin-token-0123456789abcdef' });
 const documented = Object.entries<Json>(document.paths).flatMap(([template, methods]) =>
   Object.entries<Json>(methods).map(([method, operation]) => ({
     name: `${method.toUpperCase()} ${template}`,

@@ -134,8 +134,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const mode = read('MODE', 'sandbox', (t) => oneOf(t, ['sandbox', 'live'] as const), 'sandbox or live');
   const publicBaseUrl = read('PUBLIC_BASE_URL', `http://localhost:${port ?? 3000}`, baseUrl,
     'an absolute http(s) URL without query or fragment, e.g. https://pay.example.com');
-  const adminToken = read('ADMIN_TOKEN', '', (t) => (t === '' ? { token: null } : t.length >= 16 ? { token: t } : null),
-    'unset, or a secret of at least 16 characters')?.token ?? null;
+  const adminToken = read('ADMIN_TOKEN', '', bearerToken, TOKEN_RULE)?.token ?? null;
   const serviceTimeZone = read('SERVICE_TIMEZONE', 'America/La_Paz', (t) => (isKnownTimeZone(t) ? t : null),
     'an IANA time zone such as America/La_Paz');
   const onboardingIntentTtlMs = read('ONBOARDING_INTENT_TTL', '120m', positiveDuration,
@@ -167,8 +166,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     'RATE/s,BURST with whole numbers (e.g. 20/s,40), or off')?.limit ?? null;
   const trustProxy = read('TRUST_PROXY', '', (t) => (t === '' ? [] : addressList(t)),
     'a comma-separated list of IP addresses or CIDR ranges, e.g. 10.0.0.1,10.1.0.0/16')!;
-  const metricsToken = read('METRICS_TOKEN', '', (t) => (t === '' ? { token: null } : t.length >= 16 ? { token: t } : null),
-    'unset, or a secret of at least 16 characters')?.token ?? null;
+  const metricsToken = read('METRICS_TOKEN', '', bearerToken, TOKEN_RULE)?.token ?? null;
   const role = read('ROLE', 'all', (t) => oneOf(t, ['api', 'worker', 'all'] as const), 'api, worker or all');
   const banks = read('BANKS_FILE', '', (t) => (t === '' ? { banks: null } : banksFile(path.resolve(cwd, t))),
     'a readable JSON file holding an array of 1 to 500 { "bank_code": integer 1–999999999, "name": 1–100 characters }, codes unique')?.banks ?? null;
@@ -193,6 +191,19 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     refundWindowMs, onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
     rateLimit, publicRateLimit, trustProxy, metricsToken, role, banks, logLevel,
   };
+}
+
+/**
+ * Shortest operator or metrics token: 32 characters of a random base64 string carry about 190 bits, beyond
+ * any guessing even without the lockout of src/http/token-lockout.ts (which the audit found missing when
+ * 16 characters were enough).
+ */
+export const MIN_TOKEN_LENGTH = 32;
+const TOKEN_RULE = `unset, or a secret of at least ${MIN_TOKEN_LENGTH} characters (make one with: node -e "console.log(crypto.randomBytes(32).toString('base64url'))")`;
+
+function bearerToken(text: string): { token: string | null } | null {
+  if (text === '') return { token: null };
+  return text.length >= MIN_TOKEN_LENGTH ? { token: text } : null;
 }
 
 /** `k2:BASE64,k1:BASE64`: unique ids, each key 32 bytes; '' → no keys. */

@@ -28,6 +28,7 @@ import { createMetricsRegistry, httpMetrics } from './metrics.ts';
 import { operationsRoutes } from './operations-routes.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { attachRouteGuards } from './route-guards.ts';
+import { TokenLockout } from './token-lockout.ts';
 
 export type { App } from '../kernel/routes.ts';
 
@@ -111,8 +112,10 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     reply.header('X-Request-Id', request.id);
     done();
   });
+  const tokenLockout = new TokenLockout();
   attachRouteGuards(app, {
     verifier,
+    tokenLockout,
     rateLimiter: config.rateLimit ? new RateLimiter(config.rateLimit) : null,
     adminToken: config.adminToken,
     publicLimiter,
@@ -156,7 +159,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   });
   if (!options.operationsOnly) await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
 
-  await app.register(operationsRoutes, { ...context, metrics, startupGate: options.startupGate });
+  await app.register(operationsRoutes, { ...context, metrics, startupGate: options.startupGate, tokenLockout });
   if (options.operationsOnly) return app;
   if (config.adminToken) await app.register(adminRoutes, { ...context, prefix: '/admin/v1' });
   for (const routes of CAPABILITY_ROUTES) await app.register(routes, context);

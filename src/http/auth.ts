@@ -2,7 +2,6 @@
 // token. A key works only in the mode it was made in (`_test_` keys in sandbox, `_live_` in live).
 // Verified keys are cached for at most 5 s per process, and every instance drops its cache when a key is
 // revoked or a merchant changes (NOTIFY), so revocation and suspension take effect within 5 s everywhere.
-import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import type { Mode } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -12,6 +11,7 @@ import type { AuthRequirement, Principal } from '../kernel/principal.ts';
 import { hashApiKey, keyModeOf } from '../merchants/keys.ts';
 import * as merchants from '../merchants/service.ts';
 import { rateLimited, takeOrRefuse, type RateLimiter } from './rate-limit.ts';
+import type { TokenLockout } from './token-lockout.ts';
 import type { Clock } from '../time.ts';
 
 const CACHE_TTL_MS = 5_000;
@@ -127,19 +127,13 @@ function wrongModeError(keyMode: Mode, serviceMode: Mode): ApiError {
   return new ApiError('API_KEY_INVALID', { message: `This is ${keyWord}; this service runs in ${serviceWord}.` });
 }
 
-/** Constant-time comparison of `Authorization: Bearer …` with a configured token (ADMIN_TOKEN, METRICS_TOKEN). */
-export function isBearerAuthorization(header: string | undefined, token: string): boolean {
-  const match = /^Bearer (.+)$/i.exec(header ?? ''); // auth schemes are case-insensitive (RFC 9110 §11.1)
-  if (!match) return false;
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(match[1]!), digest(token));
-}
-
 export interface AuthenticationDeps {
   verifier: KeyVerifier;
   /** Per key (RATE_LIMIT); null: off. */
   rateLimiter: RateLimiter | null;
   adminToken: string | null;
+  /** Wrong operator tokens lock a client network out (token-lockout.ts); always on. */
+  tokenLockout: TokenLockout;
 }
 
 /**
@@ -150,11 +144,13 @@ export interface AuthenticationDeps {
 export function authenticationHook(
   requirement: Exclude<AuthRequirement, 'none'>,
   route: FastifyContextConfig | undefined,
-  { verifier, rateLimiter, adminToken }: AuthenticationDeps,
+  { verifier, rateLimiter, adminToken, tokenLockout }: AuthenticationDeps,
 ) {
   if (requirement === 'admin') {
+    const wrongToken = () => new ApiError('ADMIN_TOKEN_INVALID');
     return async (request: FastifyRequest) => {
-      if (!adminToken || !isBearerAuthorization(request.headers.authorization, adminToken)) throw new ApiError('ADMIN_TOKEN_INVALID');
+      const refusal = adminToken ? tokenLockout.check(request, adminToken, wrongToken) : wrongToken();
+      if (refusal) throw refusal;
     };
   }
   const module = route?.module;

@@ -4,16 +4,20 @@ import type { Registry } from 'prom-client';
 import type { AppContext, CapabilityRoutes } from '../context.ts';
 import { ApiError, serviceUnavailable } from '../kernel/errors.ts';
 import { errorResponses } from '../kernel/schemas.ts';
-import { isBearerAuthorization } from './auth.ts';
+import type { TokenLockout } from './token-lockout.ts';
+
+const wrongMetricsToken = () => new ApiError('ADMIN_TOKEN_INVALID', { message: 'Send the metrics token as Authorization: Bearer <METRICS_TOKEN>.' });
 
 export interface OperationsOptions extends AppContext {
   /** The registry /metrics serves (shared with the background jobs in one process). */
   metrics: Registry;
   /** Closed until the database is migrated: /readyz answers 503 meanwhile. */
   startupGate?: { readonly isOpen: boolean };
+  /** Shared with the operator API: wrong tokens of either lock a client network out of both. */
+  tokenLockout: TokenLockout;
 }
 
-export const operationsRoutes: CapabilityRoutes<OperationsOptions> = async (app, { config, db, metrics, startupGate }) => {
+export const operationsRoutes: CapabilityRoutes<OperationsOptions> = async (app, { config, db, metrics, startupGate, tokenLockout }) => {
   app.get('/healthz', {
     schema: {
       tags: ['operations'],
@@ -43,9 +47,8 @@ export const operationsRoutes: CapabilityRoutes<OperationsOptions> = async (app,
     schema: { tags: ['operations'], summary: 'Prometheus metrics', hide: true },
   }, async (request, reply) => {
     // With METRICS_TOKEN set, only a scraper holding it reads the service's internals (the operator's 401).
-    if (config.metricsToken && !isBearerAuthorization(request.headers.authorization, config.metricsToken)) {
-      throw new ApiError('ADMIN_TOKEN_INVALID', { message: 'Send the metrics token as Authorization: Bearer <METRICS_TOKEN>.' });
-    }
+    const refusal = config.metricsToken ? tokenLockout.check(request, config.metricsToken, wrongMetricsToken) : undefined;
+    if (refusal) throw refusal;
     reply.type(metrics.contentType);
     return metrics.metrics();
   });

@@ -10,7 +10,8 @@ import * as schemas from './schemas.ts';
 import * as merchants from './service.ts';
 import { toApiKeyListing, toCreatedMerchantView, toCreatedPartnerView, toMerchantView, toPartnerView } from './views.ts';
 
-const ADMIN_ERRORS = [401, 500, 503] as const;
+// 429: wrong tokens lock a client network out for a while (src/http/token-lockout.ts).
+const ADMIN_ERRORS = [401, 429, 500, 503] as const;
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
 

@@ -22,7 +22,7 @@ import { startService } from '../../src/startup.ts';
 import { trackOpen } from '../helpers/open-resources.ts';
 import { ALL_BLOCKS, CODE_LANGUAGES, SHOWN_LANGUAGES } from './doc-blocks.ts';
 
-const ADMIN_TOKEN = 'docs-samples-admin-token-0123';
+const ADMIN_TOKEN = 'docs-samples-admin-token-0123456789abcdef';
 const runnable = ALL_BLOCKS.filter((block) => CODE_LANGUAGES.has(block.lang) && !block.marker);
 
 /** One command of an `sh` block, with what its comments promise. */

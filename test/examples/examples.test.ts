@@ -21,7 +21,7 @@ let sandbox: SandboxCredentials;
 let client: MerchantPaymentsClient;
 /** What a POS or a kiosk is configured with: a terminal key (QRs and their payments only). */
 let terminalKey: string;
-const ADMIN_TOKEN = 'examples-admin-token-0123456789';
+const ADMIN_TOKEN = 'examples-admin-token-0123456789abcdef0';
 
 beforeAll(async () => {
   const config = loadConfig({ DATABASE_URL: 'memory://', PORT: '0', ADMIN_TOKEN, LOG_LEVEL: 'silent', RATE_LIMIT: 'off', PUBLIC_RATE_LIMIT: 'off', SANDBOX_SETTLEMENT: 'off' });

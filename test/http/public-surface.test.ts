@@ -68,7 +68,7 @@ describe.each(databaseKinds())('requests without a key, limited per client addre
 });
 
 describe.each(databaseKinds())('secrets and metrics on %s', (kind) => {
-  const METRICS_TOKEN = 'metrics-token-0123456789';
+  const METRICS_TOKEN = 'metrics-token-0123456789abcdef0123456789';
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ kind, env: { METRICS_TOKEN } });

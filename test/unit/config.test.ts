@@ -126,6 +126,15 @@ describe('ENCRYPTION_KEYS', () => {
   });
 });
 
+describe('ADMIN_TOKEN and METRICS_TOKEN', () => {
+  it.each(['ADMIN_TOKEN', 'METRICS_TOKEN'])('%s: refuses 31 characters in one line naming it without echoing it, and takes 32', (name) => {
+    const error = configErrorOf({ [name]: 'a'.repeat(31) });
+    expect(error.problems).toEqual([expect.stringMatching(new RegExp(`^${name}=\\(value hidden\\) is not valid: .*at least 32 characters`))]);
+    expect(error.message).not.toContain('a'.repeat(31));
+    expect(loadConfig({ [name]: 'a'.repeat(32) }, '/srv/mps')).toBeDefined();
+  });
+});
+
 describe('loadConfig accepts the documented forms', () => {
   it('reads each variable', () => {
     const config = loadConfig({
@@ -135,7 +144,7 @@ describe('loadConfig accepts the documented forms', () => {
       MODE: 'live',
       ENCRYPTION_KEYS: LIVE_KEYS,
       PUBLIC_BASE_URL: 'https://pay.example.com/',
-      ADMIN_TOKEN: 'operator-token-0123456789',
+      ADMIN_TOKEN: 'operator-token-0123456789abcdef012345',
       SERVICE_TIMEZONE: 'America/Lima',
       ONBOARDING_INTENT_TTL: '2h',
       ONBOARDING_ACTIVATION_FEE: '25.5',
@@ -146,7 +155,7 @@ describe('loadConfig accepts the documented forms', () => {
       PUBLIC_RATE_LIMIT: '5/s,8',
       DATABASE_QUERY_TIMEOUT: '30s',
       TRUST_PROXY: '10.0.0.1, 10.1.0.0/16,::1',
-      METRICS_TOKEN: 'metrics-token-0123456789',
+      METRICS_TOKEN: 'metrics-token-0123456789abcdef0123456789',
       WEBHOOK_PRIVATE_TARGETS: 'deny',
       ROLE: 'worker',
     }, '/srv/mps');
@@ -156,7 +165,7 @@ describe('loadConfig accepts the documented forms', () => {
       database: { kind: 'postgres', url: 'postgres://mps:secret@db.internal:5432/payments' },
       mode: 'live',
       publicBaseUrl: 'https://pay.example.com',
-      adminToken: 'operator-token-0123456789',
+      adminToken: 'operator-token-0123456789abcdef012345',
       serviceTimeZone: 'America/Lima',
       onboardingIntentTtlMs: 2 * 3_600_000,
       onboardingActivationFeeCentavos: 2_550,
@@ -167,7 +176,7 @@ describe('loadConfig accepts the documented forms', () => {
       publicRateLimit: { ratePerSecond: 5, burst: 8 },
       databaseQueryTimeoutMs: 30_000,
       trustProxy: ['10.0.0.1', '10.1.0.0/16', '::1'],
-      metricsToken: 'metrics-token-0123456789',
+      metricsToken: 'metrics-token-0123456789abcdef0123456789',
       webhookPrivateTargets: 'deny',
       role: 'worker',
     });
