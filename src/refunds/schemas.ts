@@ -12,14 +12,18 @@ export const REQUESTED_REASONS = ['requested_by_customer', 'duplicate', 'fraudul
 export const REFUND_REASONS = [...REQUESTED_REASONS, 'qr_not_payable'] as const;
 export type RefundReason = (typeof REFUND_REASONS)[number];
 
-/** A refund gives back at least 0.10 and at most a payment's largest amount (100000.00). */
-export const MIN_REFUND_CENTAVOS = 10;
+/**
+ * A refund gives back at least 0.01 and at most a payment's largest amount (100000.00). Not the 0.10 floor
+ * of QRs and transfers: a partial refund can leave a few centavos of a payment, and those must still be
+ * refundable (contract rev 5, §11).
+ */
+export const MIN_REFUND_CENTAVOS = 1;
 export const MAX_REFUND_CENTAVOS = 10_000_000;
 
 export const CreateRefundBody = StrictObject({
   payment_id: PositiveId({ description: 'The payment to refund (GET /api/v2/simple-qrs/{id}/payments)' }),
   amount: Type.Optional(MoneyAmount(MIN_REFUND_CENTAVOS, MAX_REFUND_CENTAVOS, {
-    description: 'What to give back; default: what is left to refund of the payment',
+    description: 'What to give back, 0.01 up to what is left to refund of the payment (at most two decimals); default: all that is left',
   })),
   reason: Type.Optional(StringEnum(REQUESTED_REASONS, { description: 'Default requested_by_customer' })),
   description: Type.Optional(Type.String({ maxLength: 140, description: 'Shown on the refund and its movement, at most 140 characters' })),

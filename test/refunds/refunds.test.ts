@@ -115,6 +115,28 @@ describe.each(databaseKinds())('refunds on %s', (kind) => {
     await room.booksClose();
   });
 
+  it('gives back any amount from 0.01 (rev 5): one centavo, then the last centavos after a partial refund; 0.00 is 422', async () => {
+    const { merchant, qr, payment } = await room.paidPayment(10);
+    const cent = await room.refund(merchant, { payment_id: payment.id, amount: 0.01 });
+    expect(cent.status).toBe(201);
+    expect(cent.body).toMatchObject({ amount: 0.01, status: 'PENDING' });
+    expect((await room.refund(merchant, { payment_id: payment.id, amount: '9.94' })).status).toBe(201);
+    // 0.05 is left: below the 0.10 floor of QRs and transfers, and still refundable, explicitly or by default.
+    const lastCentavos = await room.refund(merchant, { payment_id: payment.id, amount: '0.04' });
+    expect(lastCentavos.status).toBe(201);
+    expect(lastCentavos.body).toMatchObject({ amount: 0.04 });
+    expect((await room.refund(merchant, { payment_id: payment.id })).body).toMatchObject({ amount: 0.01 });
+    expect((await room.paymentOf(merchant, qr.id))[0].amount_refunded).toBe(10);
+    expect(await room.balance(merchant)).toEqual({ available: 0, pending_out: 0 });
+    for (const zero of [0, '0.00', '0']) {
+      const refused = await room.refund(merchant, { payment_id: payment.id, amount: zero });
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors).toEqual([{ field: 'amount', code: 'too_small', message: expect.stringContaining('0.01') }]);
+    }
+    expect((await room.refund(merchant, { payment_id: payment.id, amount: 0.01 })).status).toBe(409);
+    await room.booksClose();
+  });
+
   it('answers 400 INSUFFICIENT_FUNDS when the balance does not cover it, stores that outcome for the key, writes nothing', async () => {
     const { merchant, qr, payment } = await room.paidPayment(100);
     const transfer = await t.request('POST', '/api/v2/transfers', {
@@ -166,7 +188,7 @@ describe.each(databaseKinds())('refunds on %s', (kind) => {
     const stranger = await t.createMerchant();
     expect((await room.refund(stranger, { payment_id: payment.id })).status).toBe(404);
     expect((await room.refund(stranger, { payment_id: 999_999_999 })).status).toBe(404);
-    const bad = await room.refund(stranger, { payment_id: '1', amount: 0.05, reason: 'because', description: 'x'.repeat(141), extra: true });
+    const bad = await room.refund(stranger, { payment_id: '1', amount: '0.00', reason: 'because', description: 'x'.repeat(141), extra: true });
     expect(bad.status).toBe(422);
     expect(Object.fromEntries(bad.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]))).toEqual({
       payment_id: 'invalid_type', amount: 'too_small', reason: 'invalid_value', description: 'too_long', extra: 'unknown_field',

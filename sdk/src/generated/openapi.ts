@@ -3649,7 +3649,7 @@ export interface paths {
                         /** @description The payment to refund (GET /api/v2/simple-qrs/{id}/payments) */
                         payment_id: number;
                         /**
-                         * @description What to give back; default: what is left to refund of the payment
+                         * @description What to give back, 0.01 up to what is left to refund of the payment (at most two decimals); default: all that is left
                          * @example 150.5
                          */
                         amount?: number | string;
