@@ -11,18 +11,33 @@ import { chooseLang, LANG_NAMES, LANGS, Locale } from './i18n/locale.ts';
  * The language of the page a request asks for (`?lang=`, then Accept-Language), writing times in `zone`.
  * The page's language switch points at `switchPath` — by default the request's own path, right for a page
  * read by GET or a form that posts to its page's own URL; a page answering a post elsewhere names its
- * page, and a page that must not be read twice passes null (no switch).
+ * page, and a page that must not be read twice passes null (no switch). The switch is written under the
+ * path of PUBLIC_BASE_URL (the route's `pagePathPrefix`, see hostedPage), where the payer's browser finds it.
  */
 export function pageLocale(request: FastifyRequest, zone: string, switchPath: string | null = requestPath(request)): Locale {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const { lang, explicit } = chooseLang(query.lang, request.headers['accept-language']);
-  return new Locale(lang, explicit, zone, switchPath);
+  const prefix = request.routeOptions.config?.pagePathPrefix ?? '';
+  return new Locale(lang, explicit, zone, switchPath === null ? null : `${prefix}${switchPath}`);
 }
 
-function requestPath(request: FastifyRequest): string {
-  const url = request.url;
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
+/**
+ * The path of the request target, and nothing else of it. The target is what the client sent: an
+ * absolute-form target (`GET http://evil.example/pay/… HTTP/1.1`, which servers must accept, RFC 9112
+ * §3.2.2) or a path starting with `//` would otherwise put a host of the client's choosing into the page's
+ * links. Leading slashes are collapsed so the path can never read as a protocol-relative URL.
+ */
+function requestPath(request: FastifyRequest): string | null {
+  try {
+    return `/${new URL(request.url, 'http://request-target.invalid').pathname.replace(/^\/+/, '')}`;
+  } catch {
+    return null; // a target no URL parser reads: no switch rather than a guess
+  }
+}
+
+/** The path of PUBLIC_BASE_URL without its trailing slash: '' for `https://pay.example.com`, '/checkout' for `…/checkout/`. */
+export function basePathOf(publicBaseUrl: string): string {
+  return new URL(publicBaseUrl).pathname.replace(/\/+$/, '');
 }
 
 export function newNonce(): string {
@@ -162,11 +177,19 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route answers a person with HTML (a hosted page): its errors are pages too. */
     hostedPage?: boolean;
+    /** The path of PUBLIC_BASE_URL, written before the path of the page's language switch ('' at the root). */
+    pagePathPrefix?: string;
   }
 }
 
-/** Route config of a hosted page's routes (not of their JSON status endpoints). */
-export const HOSTED_PAGE = { hostedPage: true } as const;
+/**
+ * Route config of a hosted page's routes (not of their JSON status endpoints). It carries the path of
+ * PUBLIC_BASE_URL so that every page of the route, its error pages included, links under the configured
+ * address and never under a host or scheme the request named.
+ */
+export function hostedPage(publicBaseUrl: string): { hostedPage: true; pagePathPrefix: string } {
+  return { hostedPage: true, pagePathPrefix: basePathOf(publicBaseUrl) };
+}
 
 export function isHostedPage(request: FastifyRequest): boolean {
   return request.routeOptions.config?.hostedPage === true;

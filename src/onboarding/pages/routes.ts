@@ -7,7 +7,7 @@ import type { CapabilityRoutes } from '../../context.ts';
 import { acceptFormPostsOnly } from '../../kernel/forms.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
-import { HOSTED_PAGE, pageLocale, sendPage } from '../../kernel/page-kit.ts';
+import { hostedPage, pageLocale, sendPage } from '../../kernel/page-kit.ts';
 import { configuredBanks } from '../../transfers/banks.ts';
 import * as onboarding from '../service.ts';
 import type { IntentRow } from '../store.ts';
@@ -24,6 +24,7 @@ const GONE_REASON: Record<'expired' | 'cancelled' | 'completed', GoneReason> = {
 
 export const onboardingPages: CapabilityRoutes = async (app, context) => {
   const { config, db, clock } = context;
+  const pageRoute = hostedPage(config.publicBaseUrl);
   const sandbox = config.mode === 'sandbox';
   const banks = configuredBanks(config);
   const checkRegistration = registrationCheck(banks);
@@ -114,7 +115,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
 
   const hidden = { tags: ['hosted pages'], params: TokenParams, hide: true };
 
-  app.get('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: the current step (HTML)' }, config: HOSTED_PAGE }, async (request, reply) => {
+  app.get('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: the current step (HTML)' }, config: pageRoute }, async (request, reply) => {
     const now = clock.now();
     const intent = await openIntent(request, reply, request.params.token, now);
     if (!intent) return reply;
@@ -123,7 +124,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     return showPayment(request, reply, 200, intent, secret);
   });
 
-  app.post('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: submit the registration form' }, config: HOSTED_PAGE }, async (request, reply) => {
+  app.post('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: submit the registration form' }, config: pageRoute }, async (request, reply) => {
     const now = clock.now();
     const intent = await openIntent(request, reply, request.params.token, now, { completedToDone: true });
     if (!intent) return reply;
@@ -139,7 +140,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     return redirect(request, reply, next);
   });
 
-  app.post('/onboarding/:token/cancel', { schema: { ...hidden, summary: 'Hosted onboarding: cancel' }, config: HOSTED_PAGE }, async (request, reply) => {
+  app.post('/onboarding/:token/cancel', { schema: { ...hidden, summary: 'Hosted onboarding: cancel' }, config: pageRoute }, async (request, reply) => {
     const now = clock.now();
     const intent = await openIntent(request, reply, request.params.token, now);
     if (!intent) return reply;
@@ -154,7 +155,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     return sendFlowPage(request, reply, 200, null, renderCancelledPage);
   });
 
-  app.get('/onboarding/:token/done', { schema: { ...hidden, summary: 'Hosted onboarding: the first API key, once' }, config: HOSTED_PAGE }, async (request, reply) => {
+  app.get('/onboarding/:token/done', { schema: { ...hidden, summary: 'Hosted onboarding: the first API key, once' }, config: pageRoute }, async (request, reply) => {
     const now = clock.now();
     const intent = await onboarding.findIntentByToken(db, request.params.token);
     if (!intent) return notFoundPage(request, reply);
@@ -184,7 +185,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
 
   if (!sandbox) return; // live mode: payments come from payers' banks only
 
-  app.post('/onboarding/:token/simulate-payment', { schema: { ...hidden, summary: 'Sandbox: pay the activation fee' }, config: HOSTED_PAGE }, async (request, reply) => {
+  app.post('/onboarding/:token/simulate-payment', { schema: { ...hidden, summary: 'Sandbox: pay the activation fee' }, config: pageRoute }, async (request, reply) => {
     const now = clock.now();
     const intent = await openIntent(request, reply, request.params.token, now, { completedToDone: true });
     if (!intent) return reply;

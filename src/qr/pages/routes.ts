@@ -7,7 +7,7 @@ import type { AppContext, CapabilityRoutes } from '../../context.ts';
 import { readCookie, scopedCookie } from '../../kernel/cookies.ts';
 import { acceptFormPostsOnly, formErrorsOf } from '../../kernel/forms.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
-import { HOSTED_PAGE, pageLocale, sendPage } from '../../kernel/page-kit.ts';
+import { hostedPage, pageLocale, sendPage } from '../../kernel/page-kit.ts';
 import { compileBodyCheck } from '../../kernel/validation.ts';
 import { ApiError, notFound } from '../../kernel/errors.ts';
 import { errorResponses, StrictObject } from '../../kernel/schemas.ts';
@@ -49,6 +49,8 @@ export interface PayPagesOptions extends AppContext {
 
 export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) => {
   const { config, db, clock, watcher } = context;
+  /** Hosted-page routes: their links (and error pages) under PUBLIC_BASE_URL's path. */
+  const pageRoute = hostedPage(config.publicBaseUrl);
   const sandbox = config.mode === 'sandbox';
 
   acceptFormPostsOnly(app);
@@ -68,11 +70,11 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
   };
 
   app.get('/pay/:token', {
-    schema: { tags: ['hosted pages'], summary: 'Hosted payment page (HTML)', params: TokenParams, hide: true }, config: HOSTED_PAGE,
+    schema: { tags: ['hosted pages'], summary: 'Hosted payment page (HTML)', params: TokenParams, hide: true }, config: pageRoute,
   }, async (request, reply) => showPage(request, reply, request.params.token));
 
   app.get('/pay/:token/receipt', {
-    schema: { tags: ['hosted pages'], summary: 'Printable receipt of the payment (HTML)', params: TokenParams, hide: true }, config: HOSTED_PAGE,
+    schema: { tags: ['hosted pages'], summary: 'Printable receipt of the payment (HTML)', params: TokenParams, hide: true }, config: pageRoute,
   }, async (request, reply) => {
     const locale = pageLocale(request, config.serviceTimeZone);
     const found = await qrs.findQrByPayToken(db, request.params.token);
@@ -120,7 +122,7 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
   if (!sandbox) return; // live mode: the form does not exist (404)
 
   app.post('/pay/:token', {
-    schema: { tags: ['hosted pages'], summary: 'Sandbox: simulate a payer paying (form post)', params: TokenParams, hide: true }, config: HOSTED_PAGE,
+    schema: { tags: ['hosted pages'], summary: 'Sandbox: simulate a payer paying (form post)', params: TokenParams, hide: true }, config: pageRoute,
   }, async (request, reply) => {
     const token = request.params.token;
     const locale = pageLocale(request, config.serviceTimeZone);
