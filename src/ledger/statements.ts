@@ -2,11 +2,11 @@
 // did day by day in SERVICE_TIMEZONE, and every entry that changed it, as CSV. Both read the journal
 // only, so a day's statement never changes once the day is over.
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
 import type { Queryable } from '../db/database.ts';
 import { validationError, type FieldError } from '../kernel/errors.ts';
 import { centavos, type Centavos } from '../money.ts';
 import { formatWallClock, parseWallClock } from '../time.ts';
+import { csvStringifier, inertRecord } from './csv.ts';
 import type { StatementColumn } from './entries.ts';
 import * as store from './statement-store.ts';
 import type { DayTotals, EntryLine } from './statement-store.ts';
@@ -96,13 +96,18 @@ export const CSV_COLUMNS = [
   'counterparty_bank', 'counterparty_account', 'counterparty_name', 'qr_id', 'payment_id', 'transfer_id', 'refund_id',
 ] as const;
 
+/** The export's amount columns: written by the service from integer centavos, kept as signed numbers (docs/journal.md#the-csv-export). */
+const AMOUNT_COLUMNS: ReadonlySet<string> = new Set(['amount', 'balance_after']);
+
 /**
- * The merchant's entries of `range` that changed `available`, as RFC 4180 CSV with a header row, streamed:
+ * The merchant's entries of `range` that changed `available`, as RFC 4180 CSV with a header row, every
+ * cell made inert for spreadsheets (csv.ts; the API's export and the CLI's both come from here), streamed:
  * lines are read in keyset batches of EXPORT_BATCH, and the next batch is read only when the client has
  * taken the last (the stream's backpressure), so memory stays flat however long the year. Entries posted
  * while the export runs are left for the next one.
  */
 export function exportEntries(db: Queryable, businessCode: number, range: DayRange, toRow: (line: EntryLine) => unknown[]): Readable {
+  const inert = inertRecord(CSV_COLUMNS, AMOUNT_COLUMNS);
   const window = { from: range.dayStarts[0]!, to: range.dayStarts[range.dayStarts.length - 1]!, upToEntryId: 0 };
   let after: { postedAt: Date; entryId: number } | null = null;
   let started = false;
@@ -122,12 +127,12 @@ export function exportEntries(db: Queryable, businessCode: number, range: DayRan
         const last = batch.at(-1);
         if (last) after = { postedAt: last.posted_at, entryId: last.entry_id };
         reading = false;
-        for (const line of batch) this.push(toRow(line));
+        for (const line of batch) this.push(inert(toRow(line)));
         if (batch.length < EXPORT_BATCH) this.push(null);
       })().catch((error: unknown) => this.destroy(error as Error));
     },
   });
-  const csv = stringify({ header: true, columns: [...CSV_COLUMNS], record_delimiter: 'windows' });
+  const csv = csvStringifier(CSV_COLUMNS);
   lines.on('error', (error) => csv.destroy(error));
   return lines.pipe(csv);
 }

@@ -77,7 +77,8 @@ export function toStatementView(statement: Statement) {
 
 /**
  * One CSV line of the journal export, in the order of CSV_COLUMNS: amounts as two-decimal text (an
- * accountant's spreadsheet reads `-20.00`), the counterparty as the movement shows it (masked).
+ * accountant's spreadsheet reads `-20.00`), the counterparty as the movement shows it (masked). Text as
+ * stored: the export's writer makes every cell inert for spreadsheets (csv.ts).
  */
 export function toEntryCsvRow(line: EntryLine): unknown[] {
   const snapshot = line.snapshot as Partial<PaymentSnapshot & TransferSnapshot> & { qr_id?: string; external_reference?: string };
@@ -86,17 +87,8 @@ export function toEntryCsvRow(line: EntryLine): unknown[] {
     : { bank: snapshot.details?.source_bank ?? null, account: snapshot.details?.account_number ?? null, name: snapshot.details?.account_titular ?? null };
   return [
     line.entry_id, line.posted_at.toISOString(), line.kind, formatCentavos(line.amount_centavos), formatCentavos(line.balance_after_centavos),
-    CURRENCY, asText(line.reference), asText(snapshot.external_reference ?? null), asText(counterparty.bank), counterparty.account,
-    asText(counterparty.name), snapshot.qr_id ?? null, line.payment_id, line.transfer_id, line.refund_id,
+    CURRENCY, line.reference, snapshot.external_reference ?? null, counterparty.bank, counterparty.account,
+    counterparty.name, snapshot.qr_id ?? null, line.payment_id, line.transfer_id, line.refund_id,
   ];
 }
 
-/**
- * Text from merchants and payers' banks, made inert for spreadsheets: a cell starting with = + - @ or a
- * tab or carriage return is read as a formula by Excel, LibreOffice and Google Sheets (CSV injection), so
- * such a cell gets a leading apostrophe, which they show as text. Amounts are written by the service and
- * keep their minus sign.
- */
-function asText(value: string | null): string | null {
-  return value !== null && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-}

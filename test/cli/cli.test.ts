@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { loadMigrations } from '../../src/db/migrate.ts';
@@ -227,16 +228,21 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
     const shop = await service!.createMerchant();
     const qr = await service!.request('POST', '/api/v2/simple-qrs', { apiKey: shop.apiKey, body: { business_code: shop.businessCode, amount: 12.5 } });
     expect((await service!.request('POST', `/api/v2/sandbox/simple-qrs/${qr.body.id}/payments`, { apiKey: shop.apiKey })).status).toBe(201);
+    const hostile = await service!.request('POST', '/api/v2/simple-qrs', { apiKey: shop.apiKey, body: { business_code: shop.businessCode, amount: 1, description: 'Pedido\n=1+1' } });
+    expect((await service!.request('POST', `/api/v2/sandbox/simple-qrs/${hostile.body.id}/payments`, { apiKey: shop.apiKey })).status).toBe(201);
     const day = '2026-11-22'; // the service's test clock; the CLI's own clock is later, so the day is past
     const json = await runCli(['statement', String(shop.businessCode), '--from', day, '--to', day], env);
     expect(json.stderr).toBe('');
     expect(json.exitCode).toBe(0);
-    expect(json.json).toMatchObject({ business_code: shop.businessCode, opening_balance: 0, closing_balance: 12.5, days: [{ date: day, payments: { count: 1, amount: 12.5 } }] });
+    expect(json.json).toMatchObject({ business_code: shop.businessCode, opening_balance: 0, closing_balance: 13.5, days: [{ date: day, payments: { count: 2, amount: 13.5 } }] });
     const csv = await runCli(['statement', String(shop.businessCode), '--from', day, '--to', day, '--csv'], env);
     expect(csv.exitCode).toBe(0);
     const lines = csv.stdout.split('\r\n');
     expect(lines[0]).toMatch(/^entry_id,posted_at,kind,amount,balance_after,/);
     expect(lines[1]).toMatch(/,payment,12\.50,12\.50,BOB,/);
+    // The API's writer (src/ledger/csv.ts): a line break inside a field is quoted, and a formula after it neutralised.
+    const records = parseCsv(csv.stdout, { columns: true }) as Array<Record<string, string>>;
+    expect(records.map((r) => [r.kind, r.amount, r.reference])).toEqual([['payment', '12.50', ''], ['payment', '1.00', "Pedido\n'=1+1"]]);
     const bad = await runCli(['statement', String(shop.businessCode), '--from', '2026-02-30', '--to', day], env);
     expect(bad.exitCode).toBe(1);
     expect(linesOf(bad.stderr)).toEqual([expect.stringMatching(/^mps: --from is not a date of the calendar/)]);

@@ -1,13 +1,20 @@
 // Statements and the CSV export through HTTP (docs/api-reference.md#statements): days in SERVICE_TIMEZONE,
 // every closing the next opening, a past day's closing what `available` was when it ended — also after a
 // transfer of that day fails the next — and the export parsed by a real CSV parser.
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
+import { dayRange, exportEntries } from '../../src/ledger/statements.ts';
+import { toEntryCsvRow } from '../../src/ledger/views.ts';
 import { createQr, pay } from '../qr/qr-helpers.ts';
 
+const COLUMNS = [
+  'entry_id', 'posted_at', 'kind', 'amount', 'balance_after', 'currency', 'reference', 'external_reference',
+  'counterparty_bank', 'counterparty_account', 'counterparty_name', 'qr_id', 'payment_id', 'transfer_id', 'refund_id',
+];
 const PAYER = { source_bank: 'Banco Unión', account_number: '10000123454321', account_titular: 'Ana Pérez' };
 
 describe.each(databaseKinds())('statements on %s', (kind) => {
@@ -132,13 +139,89 @@ describe.each(databaseKinds())('statements on %s', (kind) => {
     expect(new Set(rows.map((r) => r.entry_id)).size).toBe(rows.length);
   });
 
-  it('makes text cells inert for spreadsheets: a leading = + - @ gets an apostrophe, amounts keep their sign', async () => {
-    const qr = await createQr(t, merchant, { amount: 3, description: '=HYPERLINK("http://evil.example","x")' });
-    await pay(t, merchant, qr.id, { ...PAYER, account_titular: '@SUM(A1:A9)' });
-    const response = await t.request('GET', '/api/v2/balance/entries.csv?from=2026-11-22&to=2026-11-22', { apiKey: merchant.apiKey });
-    const rows: Array<Record<string, string>> = parse(response.text, { columns: true });
-    expect(rows.at(-1)).toMatchObject({ reference: '\'=HYPERLINK("http://evil.example","x")', counterparty_name: '\'@SUM(A1:A9)', amount: '3.00' });
-    expect(rows.some((r) => r.amount!.startsWith("'"))).toBe(false); // amounts are never escaped
+  describe('an export that spreadsheets and CSV readers read as the service wrote it', () => {
+    /** What a spreadsheet reads as a formula at a line's start (docs/journal.md#the-csv-export). */
+    const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+    /** Hostile text a merchant (a terminal key sets QR descriptions) or a payer's bank may send. */
+    const DESCRIPTIONS = [
+      'Pedido 8\n=HYPERLINK("http://evil.example","x")', 'Pedido 9\r@SUM(A1:A9)', '\uFF1D1+1', '-2+3', '+cmd|/C calc', '\tTab',
+      'línea\r\n\uFF0Bmás', 'ok, "quoted"\n\n\uFF20x', '\r\n=crlf first',
+    ];
+    const NAMES = ['\uFF20SUM(A1)', 'Ana\n+1', '\uFF0D5'];
+    let shop: { businessCode: number; apiKey: string };
+    let csv: string;
+
+    beforeAll(async () => {
+      shop = await t.createMerchant();
+      for (const [i, description] of DESCRIPTIONS.entries()) {
+        const qr = await createQr(t, shop, { amount: 30 + i, description });
+        const paid = await pay(t, shop, qr.id, { ...PAYER, account_titular: NAMES[i % NAMES.length] });
+        expect(paid.status).toBe(201);
+        if (i === 0) {
+          const refund = await t.request('POST', '/api/v2/refunds', {
+            apiKey: shop.apiKey, headers: { 'idempotency-key': randomUUID() }, body: { payment_id: paid.body.id, amount: 25, description: '=refund' },
+          });
+          expect(refund.status).toBe(201);
+        }
+      }
+      const response = await t.request('GET', '/api/v2/balance/entries.csv?from=2026-11-22&to=2026-11-22', { apiKey: shop.apiKey });
+      expect(response.status).toBe(200);
+      csv = response.text;
+    });
+
+    /** Every parsed record: one per entry, no text cell or line inside one starting a formula, amounts plain numbers. */
+    const expectInert = (header: string[], records: string[][]) => {
+      expect(header).toEqual(COLUMNS);
+      expect(records).toHaveLength(DESCRIPTIONS.length + 1); // the payments and the refund
+      for (const record of records) {
+        expect(record).toHaveLength(COLUMNS.length);
+        record.forEach((field, i) => {
+          if (COLUMNS[i] === 'amount' || COLUMNS[i] === 'balance_after') expect(field).toMatch(/^-?[0-9]+\.[0-9]{2}$/);
+          else for (const line of field.split(/\r\n|\r|\n/)) expect(line, `${COLUMNS[i]}: ${JSON.stringify(field)}`).not.toMatch(FORMULA_START);
+        });
+      }
+      const byKind = records.map((record) => Object.fromEntries(COLUMNS.map((column, i) => [column, record[i]!])));
+      // Amounts are the service's own numbers: a refund reads -25.00, as a spreadsheet must see it.
+      expect(byKind.find((r) => r.kind === 'refund')).toMatchObject({ amount: '-25.00', reference: "'=refund" });
+      expect(byKind.find((r) => r.amount === '30.00')).toMatchObject({
+        reference: 'Pedido 8\n\'=HYPERLINK("http://evil.example","x")', counterparty_name: "'\uFF20SUM(A1)",
+      });
+      expect(byKind.find((r) => r.amount === '31.00')).toMatchObject({ reference: "Pedido 9\r'@SUM(A1:A9)", counterparty_name: "Ana\n'+1" });
+      expect(byKind.map((r) => r.reference)).toEqual(expect.arrayContaining([
+        "'\uFF1D1+1", "'-2+3", "'+cmd|/C calc", "'\tTab", "línea\r\n'\uFF0Bmás", 'ok, "quoted"\n\n\'\uFF20x',
+        "'\r\n'=crlf first", // a CR at the start is a formula start of its own (Excel reads \r= as =)
+      ]));
+    };
+
+    it('quotes every field holding a CR or LF and neutralises formula starts, read back by csv-parse', () => {
+      // A bare LF or CR outside quotes would start a record of its own for a reader splitting on any line break.
+      const outsideQuotes = csv.replace(/"(?:[^"]|"")*"/g, '');
+      expect(outsideQuotes.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
+      const [header, ...records] = parse(csv) as string[][];
+      expectInert(header!, records);
+    });
+
+    it('is read the same by Python\'s csv module', (context) => {
+      const probe = spawnSync('python3', ['--version']);
+      if (probe.error) {
+        // CI must prove it (.ci/run installs python3); a machine without Python only skips.
+        if (process.env.CI === 'true') throw new Error('CI=true but python3 is missing: the export must be read by Python\'s csv module');
+        context.skip();
+      }
+      const script = 'import csv, json, sys; print(json.dumps(list(csv.reader(sys.stdin))))';
+      const python = spawnSync('python3', ['-c', script], { input: csv, encoding: 'utf8', env: { ...process.env, PYTHONIOENCODING: 'utf-8' } });
+      expect(python.stderr).toBe('');
+      expect(python.status).toBe(0);
+      const [header, ...records] = JSON.parse(python.stdout) as string[][];
+      expectInert(header!, records);
+    });
+
+    it('is the same file from the CLI\'s writer (mps statement --csv runs exportEntries with toEntryCsvRow)', async () => {
+      const range = dayRange('2026-11-22', '2026-11-22', t.config.serviceTimeZone, t.clock.now());
+      let text = '';
+      for await (const chunk of exportEntries(t.db, shop.businessCode, range, toEntryCsvRow)) text += String(chunk);
+      expect(text).toBe(csv);
+    });
   });
 
   it('reads a long export in batches: 4,500 entries, every one once, in order, running balances continuous', async () => {
