@@ -10,7 +10,7 @@ import * as onboarding from './service.ts';
 import { toIntentView } from './views.ts';
 
 export const onboardingRoutes: CapabilityRoutes = async (app, context) => {
-  const { config, db, clock } = context;
+  const { db, clock } = context;
   // The hosted flow lives in its own scope: it alone accepts form posts.
   await app.register(onboardingPages, context);
 
@@ -28,7 +28,7 @@ export const onboardingRoutes: CapabilityRoutes = async (app, context) => {
     },
   }, async (request, reply) => {
     const partnerId = partnerOf(request.principal);
-    const result = await onboarding.createIntent(db, config, partnerId, request.body, requiredIdempotencyScopeOf(request, onboarding.CREATE_INTENT_ROUTE), clock.now());
+    const result = await onboarding.createIntent(context, partnerId, request.body, requiredIdempotencyScopeOf(request, onboarding.CREATE_INTENT_ROUTE), clock.now());
     return sendIdempotentResult(reply, result);
   });
 

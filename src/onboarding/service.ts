@@ -1,7 +1,7 @@
 // The rules of onboarding intents (docs/api-reference.md#onboarding): creation (idempotent), the effective status every read uses,
 // the registration the hosted flow submits, completion — in the activation payment's transaction through
 // the QR purpose hook, or at submission when the fee is 0 — cancel, expiry, and the partner's events.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
@@ -63,32 +63,68 @@ function checkRedirectUrl(field: string, value: string | undefined, errors: Fiel
 }
 
 export async function createIntent(
-  db: Database,
-  config: Pick<Config, 'publicBaseUrl' | 'onboardingIntentTtlMs'>,
+  context: Pick<AppContext, 'db' | 'config' | 'secrets'>,
   partnerId: number,
   body: CreateIntentBody,
   idempotency: IdempotencyScope,
   now: Date,
 ): Promise<IdempotentResult> {
+  const { db, config, secrets } = context;
   const errors: FieldError[] = [];
   checkRedirectUrl('success_url', body.success_url, errors);
   checkRedirectUrl('cancel_url', body.cancel_url, errors);
   if (errors.length > 0) throw validationError(errors);
   const request = { success_url: body.success_url ?? null, cancel_url: body.cancel_url ?? null, metadata: body.metadata ?? {} };
-  // Replays return the stored body (same code, url and expires_at), also after the intent expired.
-  return runIdempotent(db, idempotency, request, now, async (tx) => {
-    const token = randomBase62(32);
+  const issued = { token: '' };
+  const result = await runIdempotent(db, idempotency, request, now, async (tx) => {
+    issued.token = randomBase62(32);
+    const code = `onb_${randomBase62(22)}`;
     const intent = await store.insertIntent(tx, {
-      code: `onb_${randomBase62(22)}`,
+      code,
       partnerId,
-      token,
+      tokenHash: tokenHashOf(issued.token),
+      tokenSealed: secrets.seal(issued.token, sealedTokenContext(code)),
       successUrl: request.success_url,
       cancelUrl: request.cancel_url,
       metadata: request.metadata as Metadata,
       expiresAt: new Date(now.getTime() + config.onboardingIntentTtlMs),
     }, now);
-    return { statusCode: 201, body: { code: intent.code, url: flowUrlOf(config, token), expires_at: intent.expires_at.toISOString() } };
+    // The stored answer (a plain row for 24 h) leaves the url out: it carries the flow's bearer token.
+    return { statusCode: 201, body: { code: intent.code, expires_at: intent.expires_at.toISOString() } };
   });
+  return withFlowUrl(context, partnerId, result, result.replayed ? null : issued.token);
+}
+
+/**
+ * The answer with its url, the same on the first answer and on every replay (also after the intent
+ * expired): a replay opens the token sealed on the intent. An answer stored before migration 015 holds its
+ * url already and is sent as it was.
+ */
+async function withFlowUrl(
+  { db, config, secrets }: Pick<AppContext, 'db' | 'config' | 'secrets'>,
+  partnerId: number,
+  result: IdempotentResult,
+  freshToken: string | null,
+): Promise<IdempotentResult> {
+  const body = result.body as { code: string; expires_at: string; url?: string };
+  if (result.statusCode !== 201 || body.url !== undefined) return result;
+  let token = freshToken;
+  if (token === null) {
+    const sealed = await store.sealedTokenOfIntent(db, partnerId, body.code);
+    if (!sealed) throw new Error(`onboarding intent ${body.code} has no sealed token to answer its replay with`);
+    token = secrets.open(sealed, sealedTokenContext(body.code));
+  }
+  return { ...result, body: { code: body.code, url: flowUrlOf(config, token), expires_at: body.expires_at } };
+}
+
+/** The associated data of an intent's sealed token: the token opens on its own intent's row only. */
+function sealedTokenContext(code: string): string {
+  return `onboarding_intent:${code}`;
+}
+
+/** SHA-256 (hex) of a flow token, what the intent keeps; migration 015 computes the same in SQL. */
+function tokenHashOf(token: string): string {
+  return hash('sha256', token, 'hex');
 }
 
 export async function getIntentOfPartner(db: Queryable, partnerId: number, code: string): Promise<IntentRow> {
@@ -107,8 +143,15 @@ async function forgetFullAccountNumber(tx: Transaction, intent: IntentRow): Prom
   }
 }
 
-export async function findIntentByToken(db: Queryable, token: string): Promise<IntentRow | undefined> {
-  return /^[0-9A-Za-z]{32}$/.test(token) ? store.findIntentByToken(db, token) : undefined;
+/** An intent found by its flow token, with the token the request brought (the database keeps its hash only). */
+export interface FlowIntent extends IntentRow {
+  token: string;
+}
+
+export async function findIntentByToken(db: Queryable, token: string): Promise<FlowIntent | undefined> {
+  if (!/^[0-9A-Za-z]{32}$/.test(token)) return undefined;
+  const intent = await store.findIntentByTokenHash(db, tokenHashOf(token));
+  return intent && { ...intent, token };
 }
 
 /** SHA-256 of the flow cookie: what the intent keeps to recognise the submitting browser. */
@@ -124,7 +167,9 @@ export type SubmitOutcome =
 
 /**
  * Stores the registration (once: a guarded update) and then either creates the activation-fee QR, or —
- * with a fee of 0 — creates the merchant and completes the intent in the same transaction.
+ * with a fee of 0 — creates the merchant and completes the intent in the same transaction. The intent is
+ * bound to `flowSecret`, a secret the caller issues for this post (never one a browser brought: a cookie
+ * planted before the form would otherwise be the one the done page gives the key to).
  */
 export async function submitRegistration(
   context: Pick<AppContext, 'db' | 'config' | 'merchantDisplays'>,
@@ -135,9 +180,9 @@ export async function submitRegistration(
 ): Promise<SubmitOutcome> {
   const { db, config } = context;
   return db.transaction(async (tx): Promise<SubmitOutcome> => {
-    const submitted = await store.submitRegistration(tx, token, registration, browserBindingHash(flowSecret), now);
+    const submitted = await store.submitRegistration(tx, tokenHashOf(token), registration, browserBindingHash(flowSecret), now);
     if (!submitted) {
-      const current = await store.findIntentByToken(tx, token);
+      const current = await store.findIntentByTokenHash(tx, tokenHashOf(token));
       if (!current) throw notFound('onboarding intent');
       return { kind: 'not_open', intent: current };
     }
@@ -211,7 +256,7 @@ class IntentNotOpen extends Error {}
 export async function cancelByToken(db: Database, config: Pick<Config, 'publicBaseUrl'>, token: string, now: Date): Promise<IntentRow | undefined> {
   try {
     return await db.transaction(async (tx) => {
-      const current = await store.findIntentByToken(tx, token);
+      const current = await store.findIntentByTokenHash(tx, tokenHashOf(token));
       if (!current) throw new IntentNotOpen();
       if (current.activation_qr_id) {
         await tx.query('savepoint cancel_activation_qr');
@@ -223,7 +268,7 @@ export async function cancelByToken(db: Database, config: Pick<Config, 'publicBa
           await tx.query('rollback to savepoint cancel_activation_qr');
         }
       }
-      const intent = await store.cancelIntent(tx, token, now);
+      const intent = await store.cancelIntent(tx, tokenHashOf(token), now);
       if (!intent) throw new IntentNotOpen();
       await forgetFullAccountNumber(tx, intent);
       await events.emit(tx, { kind: 'partner', partnerId: intent.partner_id }, 'onboarding_intent.cancelled', toIntentView(intent, now), now);
@@ -248,9 +293,9 @@ export async function issueFirstApiKey(
 ): Promise<{ intent: IntentRow; apiKey: string; keyPrefix: string } | undefined> {
   if (flowSecret === null) return undefined;
   return db.transaction(async (tx) => {
-    const current = await store.findIntentByToken(tx, token);
+    const current = await store.findIntentByTokenHash(tx, tokenHashOf(token));
     if (!current || current.browser_binding_hash !== browserBindingHash(flowSecret)) return undefined;
-    const intent = await store.markApiKeyIssued(tx, token, now);
+    const intent = await store.markApiKeyIssued(tx, tokenHashOf(token), now);
     if (!intent) return undefined;
     const key = await merchants.createMerchantApiKey(tx, intent.business_code!, config.mode, now);
     return { intent, ...key };

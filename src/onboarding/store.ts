@@ -1,6 +1,7 @@
 // SQL of onboarding intents. Transitions out of `open` are guarded updates (`where status = 'open' and
 // expires_at > $now`), so a completion, a cancel and the expiry sweep can never both win; time is the
-// service clock's ($now), never the database's.
+// service clock's ($now), never the database's. The flow token is never stored in clear: an intent is found by its
+// SHA-256 (`token_hash`, migration 015), and the token itself is kept only sealed (`token_sealed`).
 import type { Queryable } from '../db/database.ts';
 import { FullAccountNumber, revealAccountNumber } from '../masking.ts';
 
@@ -11,7 +12,6 @@ export type Metadata = Record<string, string | number | boolean | null>;
 export interface IntentRow {
   code: string;
   partner_id: number;
-  token: string;
   status: IntentStatus;
   success_url: string | null;
   cancel_url: string | null;
@@ -54,7 +54,7 @@ function fromStored(row: StoredIntent): IntentRow {
   return { ...row, payout_account_number: full, payout_account_masked: full?.masked ?? stored };
 }
 
-const INTENT_COLUMNS = `code, partner_id, token, status, success_url, cancel_url, metadata, legal_name, trade_name, tax_id,
+const INTENT_COLUMNS = `code, partner_id, status, success_url, cancel_url, metadata, legal_name, trade_name, tax_id,
   email, phone, city, mcc, payout_bank_code, payout_account_number, payout_account_holder, submitted_at,
   browser_binding_hash, activation_qr_id, business_code, api_key_issued_at, completed_at, cancelled_at, expired_at,
   expires_at, created_at`;
@@ -62,7 +62,10 @@ const INTENT_COLUMNS = `code, partner_id, token, status, success_url, cancel_url
 export interface NewIntent {
   code: string;
   partnerId: number;
-  token: string;
+  /** SHA-256 (hex) of the flow token: what lookups by token use. */
+  tokenHash: string;
+  /** The flow token sealed under ENCRYPTION_KEYS, bound to the intent's code: what a replay of the creation opens. */
+  tokenSealed: string;
   successUrl: string | null;
   cancelUrl: string | null;
   metadata: Metadata;
@@ -71,10 +74,11 @@ export interface NewIntent {
 
 export async function insertIntent(tx: Queryable, intent: NewIntent, now: Date): Promise<IntentRow> {
   const { rows } = await tx.query<StoredIntent>(
-    `insert into onboarding_intents (code, partner_id, token, success_url, cancel_url, metadata, expires_at, created_at)
-     values ($1::text, $2::bigint, $3::text, $4::text, $5::text, $6::jsonb, $7::timestamptz, $8::timestamptz)
+    `insert into onboarding_intents (code, partner_id, token_hash, token_sealed, success_url, cancel_url, metadata, expires_at, created_at)
+     values ($1::text, $2::bigint, $3::text, $4::text, $5::text, $6::text, $7::jsonb, $8::timestamptz, $9::timestamptz)
      returning ${INTENT_COLUMNS}`,
-    [intent.code, intent.partnerId, intent.token, intent.successUrl, intent.cancelUrl, JSON.stringify(intent.metadata), intent.expiresAt, now],
+    [intent.code, intent.partnerId, intent.tokenHash, intent.tokenSealed, intent.successUrl, intent.cancelUrl, JSON.stringify(intent.metadata),
+      intent.expiresAt, now],
   );
   return fromStored(rows[0]!);
 }
@@ -88,9 +92,18 @@ export async function findIntentOfPartner(tx: Queryable, partnerId: number, code
   return rows[0] && fromStored(rows[0]);
 }
 
-export async function findIntentByToken(tx: Queryable, token: string): Promise<IntentRow | undefined> {
-  const { rows } = await tx.query<StoredIntent>(`select ${INTENT_COLUMNS} from onboarding_intents where token = $1::text`, [token]);
+export async function findIntentByTokenHash(tx: Queryable, tokenHash: string): Promise<IntentRow | undefined> {
+  const { rows } = await tx.query<StoredIntent>(`select ${INTENT_COLUMNS} from onboarding_intents where token_hash = $1::text`, [tokenHash]);
   return rows[0] && fromStored(rows[0]);
+}
+
+/** A partner's intent's sealed flow token; null for an intent created before migration 015 (never sealed). */
+export async function sealedTokenOfIntent(tx: Queryable, partnerId: number, code: string): Promise<string | null | undefined> {
+  const { rows } = await tx.query<{ token_sealed: string | null }>(
+    'select token_sealed from onboarding_intents where code = $1::text and partner_id = $2::bigint',
+    [code, partnerId],
+  );
+  return rows[0]?.token_sealed;
 }
 
 /** The intent an activation QR pays for, locked while it is still open at $now (the payment's transaction decides). */
@@ -120,7 +133,7 @@ export interface Registration {
 /** Stores the registration form once, while the intent is open; undefined when it was submitted already or is closed. */
 export async function submitRegistration(
   tx: Queryable,
-  token: string,
+  tokenHash: string,
   registration: Registration,
   browserBindingHash: string,
   now: Date,
@@ -131,9 +144,9 @@ export async function submitRegistration(
         set legal_name = $2::text, trade_name = $3::text, tax_id = $4::text, email = $5::text, phone = $6::text,
             city = $7::text, mcc = $8::text, payout_bank_code = $9::bigint, payout_account_number = $10::text,
             payout_account_holder = $11::text, browser_binding_hash = $12::text, submitted_at = $13::timestamptz
-      where token = $1::text and status = 'open' and expires_at > $13::timestamptz and submitted_at is null
+      where token_hash = $1::text and status = 'open' and expires_at > $13::timestamptz and submitted_at is null
       returning ${INTENT_COLUMNS}`,
-    [token, r.legalName, r.tradeName, r.taxId, r.email, r.phone, r.city, r.mcc, r.payoutBankCode, revealAccountNumber(r.payoutAccountNumber),
+    [tokenHash, r.legalName, r.tradeName, r.taxId, r.email, r.phone, r.city, r.mcc, r.payoutBankCode, revealAccountNumber(r.payoutAccountNumber),
       r.payoutAccountHolder, browserBindingHash, now],
   );
   return rows[0] && fromStored(rows[0]);
@@ -155,23 +168,23 @@ export async function completeIntent(tx: Queryable, code: string, businessCode: 
 }
 
 /** open → cancelled; undefined when the intent is no longer open at $now. */
-export async function cancelIntent(tx: Queryable, token: string, now: Date): Promise<IntentRow | undefined> {
+export async function cancelIntent(tx: Queryable, tokenHash: string, now: Date): Promise<IntentRow | undefined> {
   const { rows } = await tx.query<StoredIntent>(
     `update onboarding_intents set status = 'cancelled', cancelled_at = $2::timestamptz
-      where token = $1::text and status = 'open' and expires_at > $2::timestamptz
+      where token_hash = $1::text and status = 'open' and expires_at > $2::timestamptz
       returning ${INTENT_COLUMNS}`,
-    [token, now],
+    [tokenHash, now],
   );
   return rows[0] && fromStored(rows[0]);
 }
 
 /** Marks the first API key as issued, once, for a completed intent; undefined on every later call. */
-export async function markApiKeyIssued(tx: Queryable, token: string, now: Date): Promise<IntentRow | undefined> {
+export async function markApiKeyIssued(tx: Queryable, tokenHash: string, now: Date): Promise<IntentRow | undefined> {
   const { rows } = await tx.query<StoredIntent>(
     `update onboarding_intents set api_key_issued_at = $2::timestamptz
-      where token = $1::text and status = 'completed' and api_key_issued_at is null
+      where token_hash = $1::text and status = 'completed' and api_key_issued_at is null
       returning ${INTENT_COLUMNS}`,
-    [token, now],
+    [tokenHash, now],
   );
   return rows[0] && fromStored(rows[0]);
 }

@@ -10,7 +10,6 @@ import type { Locale } from '../../kernel/i18n/locale.ts';
 import { hostedPage, pageLocale, sendPage } from '../../kernel/page-kit.ts';
 import { configuredBanks } from '../../transfers/banks.ts';
 import * as onboarding from '../service.ts';
-import type { IntentRow } from '../store.ts';
 import { csrfTokenOf, flowCookieHeader, flowSecretOf, isValidCsrfToken, newFlowSecret } from './flow-cookie.ts';
 import { emptyForm, readForm, registrationCheck, type FormErrors, type FormValues } from './registration-form.ts';
 import {
@@ -37,7 +36,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
    * POST redirects there). Its language switch leads to the flow's page (every post answers under another
    * URL); the done page, which shows the key once, has none.
    */
-  const sendFlowPage = (request: FastifyRequest, reply: FastifyReply, status: number, intent: IntentRow | null,
+  const sendFlowPage = (request: FastifyRequest, reply: FastifyReply, status: number, intent: onboarding.FlowIntent | null,
     render: (locale: Locale, nonce: string) => string, options: { languageSwitch: boolean } = { languageSwitch: true }) => {
     const token = (request.params as { token: string }).token;
     const locale = pageLocale(request, config.serviceTimeZone, options.languageSwitch ? `/onboarding/${encodeURIComponent(token)}` : null);
@@ -59,7 +58,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
    */
   const openIntent = async (
     request: FastifyRequest, reply: FastifyReply, token: string, now: Date, { completedToDone = false } = {},
-  ): Promise<IntentRow | null> => {
+  ): Promise<onboarding.FlowIntent | null> => {
     const intent = await onboarding.findIntentByToken(db, token);
     if (!intent) {
       await notFoundPage(request, reply);
@@ -78,7 +77,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
   };
 
   /** The browser's flow secret, or a new one set as the flow cookie. */
-  const ensureFlowSecret = (request: FastifyRequest, reply: FastifyReply, intent: IntentRow, now: Date): string => {
+  const ensureFlowSecret = (request: FastifyRequest, reply: FastifyReply, intent: onboarding.FlowIntent, now: Date): string => {
     const existing = flowSecretOf(request.headers.cookie);
     if (existing) return existing;
     const secret = newFlowSecret();
@@ -87,7 +86,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
   };
 
   /** The checked flow secret of a POST, or null after sending the 403 page (missing cookie or wrong CSRF field). */
-  const checkedSecret = async (request: FastifyRequest, reply: FastifyReply, intent: IntentRow): Promise<string | null> => {
+  const checkedSecret = async (request: FastifyRequest, reply: FastifyReply, intent: onboarding.FlowIntent): Promise<string | null> => {
     const secret = flowSecretOf(request.headers.cookie);
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (isValidCsrfToken(secret, intent.token, body.csrf_token)) return secret;
@@ -95,14 +94,14 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     return null;
   };
 
-  const showForm = (request: FastifyRequest, reply: FastifyReply, status: number, intent: IntentRow, secret: string,
+  const showForm = (request: FastifyRequest, reply: FastifyReply, status: number, intent: onboarding.FlowIntent, secret: string,
     values: FormValues, errors: FormErrors) =>
     sendFlowPage(request, reply, status, intent, (locale, nonce) => renderFormPage({
       locale, nonce, intent, token: intent.token, csrf: csrfTokenOf(secret, intent.token), values,
       errors, banks, feeCentavos: config.onboardingActivationFeeCentavos, now: clock.now(),
     }));
 
-  const showPayment = async (request: FastifyRequest, reply: FastifyReply, status: number, intent: IntentRow, secret: string,
+  const showPayment = async (request: FastifyRequest, reply: FastifyReply, status: number, intent: onboarding.FlowIntent, secret: string,
     error?: 'onboarding.payment.not_accepted') => {
     const qr = await onboarding.findActivationQr(db, intent);
     const bankName = banks.find((bank) => bank.bankCode === intent.payout_bank_code)?.name ?? String(intent.payout_bank_code);
@@ -128,13 +127,20 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     const now = clock.now();
     const intent = await openIntent(request, reply, request.params.token, now, { completedToDone: true });
     if (!intent) return reply;
+    // Sent again after the form was stored (a second tab, whose field was made for the cookie the post
+    // replaced): nothing to change, so no CSRF check is needed to show the next step.
+    if (intent.submitted_at !== null) return redirect(request, reply, `/onboarding/${intent.token}`);
     const secret = await checkedSecret(request, reply, intent);
     if (!secret) return reply;
-    if (intent.submitted_at !== null) return redirect(request, reply, `/onboarding/${intent.token}`);
     const values = readForm((request.body ?? {}) as Record<string, unknown>);
     const checked = checkRegistration(values, pageLocale(request, config.serviceTimeZone));
     if ('errors' in checked) return showForm(request, reply, 422, intent, secret, values, checked.errors);
-    const outcome = await onboarding.submitRegistration(context, intent.token, checked.registration, secret, now);
+    // The browser is bound to the intent with a secret issued now, never the cookie it brought: any
+    // well-formed cookie passes the CSRF check, and one planted before the form (a sibling domain, a
+    // shared machine) would take the merchant's first key on the done page (session fixation).
+    const bound = newFlowSecret();
+    const outcome = await onboarding.submitRegistration(context, intent.token, checked.registration, bound, now);
+    if (outcome.kind !== 'not_open') reply.header('set-cookie', flowCookieHeader(bound, intent.token, intent.expires_at, now, secureCookie));
     // A double submit lands here too: the loser follows the winner to the next step.
     const next = outcome.intent.status === 'completed' ? `/onboarding/${intent.token}/done` : `/onboarding/${intent.token}`;
     return redirect(request, reply, next);
