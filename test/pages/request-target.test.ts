@@ -17,7 +17,8 @@ function rawRequest(port: number, requestLine: string, headers: Record<string, s
   return new Promise((resolve, reject) => {
     const head = Object.entries({ host: `127.0.0.1:${port}`, accept: 'text/html', connection: 'close', ...headers,
       ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}) }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-    const socket = net.connect(port, '127.0.0.1', () => socket.end(`${requestLine}\r\n${head}\r\n${body}`));
+    // write, not end: a half-closed socket lets Node end the connection before a slower answer is written
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(`${requestLine}\r\n${head}\r\n${body}`));
     const chunks: Buffer[] = [];
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('error', reject);
