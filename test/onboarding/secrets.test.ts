@@ -1,4 +1,4 @@
-// What the onboarding flow keeps secret (docs/onboarding.md#secrets-at-rest): the flow token is never in
+// What the onboarding flow keeps secret (docs/onboarding.md#5-decisions, "Secrets at rest"): the flow token is never in
 // the database in clear — not on the intent, not in the stored idempotent answer — yet a replay still
 // answers the same url; and the done page's key goes only to the browser the form post bound, never to a
 // flow cookie planted before the form (session fixation).

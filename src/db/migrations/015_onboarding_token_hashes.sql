@@ -1,4 +1,4 @@
--- 015: onboarding flow tokens at rest (docs/onboarding.md#secrets-at-rest). The token in an intent's url is
+-- 015: onboarding flow tokens at rest (docs/onboarding.md#5-decisions, "Secrets at rest"). The token in an intent's url is
 -- the flow's bearer: whoever holds it can register a merchant. It was stored in clear, so a dump, a backup
 -- or a read replica opened every open intent's flow. Now an intent keeps only the token's SHA-256 (hex,
 -- what the flow's lookups use) and, for the replay of its creation (contract §5.1: the same url again),
