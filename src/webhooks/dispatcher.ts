@@ -5,18 +5,20 @@
 // for all results that finished meanwhile), so the database work per delivery stays a fraction of a
 // statement (figures in BENCHMARKS.md). A worker that dies mid-send leaves its lease to expire; the delivery is then
 // claimed again and retried. Completion is guarded by the lease holder, so a late worker changes nothing.
+// Sending slots are shared per owner, so one merchant's slow endpoints cannot hold up another's webhooks.
 import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
-import { isDatabaseUnavailable, type Database } from '../db/database.ts';
+import { isDatabaseUnavailable, SqlState, type Database } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { randomBase62 } from '../ids.ts';
 import type { Clock } from '../time.ts';
 import type { Job } from '../kernel/job.ts';
+import type { SecretBox } from '../kernel/secret-box.ts';
 import type { WebhookMetrics } from './metrics.ts';
 import { DELIVERIES_CHANNEL, signingSecrets } from './service.ts';
 import { signedHeaders, type SignedHeaders } from './signing.ts';
-import { guardedLookup, refuseAtDelivery, SsrfRefusedError, type DestinationPolicy } from './ssrf.ts';
+import { DESTINATION_UNREACHABLE, guardedLookup, refuseAtDelivery, SsrfRefusedError, type DestinationPolicy } from './ssrf.ts';
 import * as store from './store.ts';
 import type { ClaimedDelivery, DeliveryResult, EndpointRow } from './store.ts';
 import { toEventPayload } from '../events/views.ts';
@@ -28,11 +30,12 @@ const RESULT_RETRY_MS = 1_000;
 const CLAIM_BATCH = 100;
 const MAX_IN_FLIGHT = 256;
 /**
- * Sends in flight to one endpoint before its deliveries are skipped by this worker's claims. A claim
- * can still add a batch on top, so the bound is soft: it keeps a receiver that hangs until the timeout,
- * with a large backlog, from taking every slot and delaying other merchants' webhooks.
+ * Sends in flight for one owner (merchant or partner, all its endpoints together) in this worker; its further
+ * deliveries wait until one finishes. A quarter of MAX_IN_FLIGHT: an owner whose receivers all hang until
+ * the timeout leaves three quarters of the slots to everyone else, and an owner with one fast endpoint sends
+ * as many at once as an endpoint could before this limit was per owner (the throughput bench's case).
  */
-const MAX_IN_FLIGHT_PER_ENDPOINT = 64;
+const MAX_IN_FLIGHT_PER_OWNER = 64;
 const MAX_ERROR_LENGTH = 500;
 
 export interface DispatcherOptions {
@@ -40,6 +43,8 @@ export interface DispatcherOptions {
   clock: Clock;
   /** Where deliveries may go (ssrf.ts): https only in live mode, guarded addresses in live or when denied. */
   destinations: DestinationPolicy;
+  /** Opens the sealed signing secrets (ENCRYPTION_KEYS). */
+  secrets: SecretBox;
   timeoutMs: number;
   retryScheduleMs: number[];
   metrics?: WebhookMetrics;
@@ -47,7 +52,7 @@ export interface DispatcherOptions {
   workerId?: string;
   batchSize?: number;
   maxInFlight?: number;
-  maxInFlightPerEndpoint?: number;
+  maxInFlightPerOwner?: number;
 }
 
 interface PendingCompletion {
@@ -59,9 +64,11 @@ export class Dispatcher {
   readonly workerId: string;
   private readonly batchSize: number;
   private readonly maxInFlight: number;
-  private readonly maxInFlightPerEndpoint: number;
+  private readonly maxInFlightPerOwner: number;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly inFlightByEndpoint = new Map<string, number>();
+  private readonly inFlightByOwner = new Map<string, number>();
+  /** Owners a claim gave all the slots they had left: their further due deliveries wait for a send to finish. */
+  private readonly heldBack = new Set<string>();
   private pendingCompletions: PendingCompletion[] = [];
   private writing: Promise<void> | null = null;
   private wakeRun: Promise<void> | null = null;
@@ -72,15 +79,17 @@ export class Dispatcher {
   // many kept idle, so the sockets of one wave of sends are reused by the next instead of reopened.
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
+  private readonly lookup: typeof import('node:dns').lookup;
 
   constructor(private readonly options: DispatcherOptions) {
     this.workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${randomBase62(8)}`;
     this.batchSize = options.batchSize ?? CLAIM_BATCH;
     this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
-    this.maxInFlightPerEndpoint = options.maxInFlightPerEndpoint ?? MAX_IN_FLIGHT_PER_ENDPOINT;
+    this.maxInFlightPerOwner = options.maxInFlightPerOwner ?? MAX_IN_FLIGHT_PER_OWNER;
     const agentOptions = { keepAlive: true, maxSockets: this.maxInFlight, maxFreeSockets: this.maxInFlight };
     this.httpAgent = new http.Agent(agentOptions);
     this.httpsAgent = new https.Agent(agentOptions);
+    this.lookup = guardedLookup(options.destinations) as unknown as typeof import('node:dns').lookup;
   }
 
   /** Claims one batch and starts sending it; true when more work may be waiting. */
@@ -96,18 +105,31 @@ export class Dispatcher {
     const now = clock.now();
     const leaseUntil = new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS);
     // One statement, atomic on its own: no explicit transaction, so a claim costs one round trip.
-    const busy = [...this.inFlightByEndpoint].filter(([, count]) => count >= this.maxInFlightPerEndpoint).map(([id]) => id);
-    const claimed = await store.claimDueDeliveries(db, this.workerId, now, leaseUntil, limit, busy);
+    const slots = { inFlight: new Map(this.inFlightByOwner), perOwner: this.maxInFlightPerOwner };
+    const claimedByOwner = new Map<string, number>();
+    const claimed = await store.claimDueDeliveries(db, this.workerId, now, leaseUntil, limit, slots);
     if (claimed.length === 0) return false;
+    // Slots are taken at once, before the reads below, so a claim running meanwhile (a wake-up beside the
+    // runner's loop) counts them. Each is freed as soon as its exchange ends, not when the result is
+    // written, so the next claim overlaps with the batched write.
+    const releases = claimed.map((delivery) => {
+      claimedByOwner.set(delivery.owner, (claimedByOwner.get(delivery.owner) ?? 0) + 1);
+      return this.takeOwnerSlot(delivery.owner);
+    });
     for (const delivery of claimed) metrics?.dispatchLag.observe(Math.max(0, now.getTime() - delivery.next_attempt_at.getTime()) / 1000);
-    const [eventsById, endpointsById] = await Promise.all([
-      events.getEventsByIds(db, [...new Set(claimed.map((d) => d.event_id))]),
-      store.findEndpointsByIds(db, [...new Set(claimed.map((d) => d.endpoint_id))]),
-    ]);
-    for (const delivery of claimed) {
-      // The endpoint's slot is freed as soon as the exchange ends, not when the result is written, so
-      // the next claim overlaps with the batched write.
-      const release = this.takeEndpointSlot(delivery.endpoint_id);
+    let eventsById: Map<string, events.EventRow>;
+    let endpointsById: Map<string, EndpointRow>;
+    try {
+      [eventsById, endpointsById] = await Promise.all([
+        events.getEventsByIds(db, [...new Set(claimed.map((d) => d.event_id))]),
+        store.findEndpointsByIds(db, [...new Set(claimed.map((d) => d.endpoint_id))]),
+      ]);
+    } catch (error) {
+      for (const release of releases) release(); // the leases run out and the deliveries are claimed again
+      throw error;
+    }
+    for (const [index, delivery] of claimed.entries()) {
+      const release = releases[index]!;
       const work = this.deliver(delivery, eventsById.get(delivery.event_id), endpointsById.get(delivery.endpoint_id), release)
         .catch((error) => this.options.onError?.(error, 'webhook delivery'))
         .finally(() => {
@@ -116,26 +138,38 @@ export class Dispatcher {
         });
       this.inFlight.add(work);
     }
-    return claimed.length === limit;
+    // An owner that got every slot it had left may have more due: the claim left those, and what was due
+    // behind them, for later. Claim again now (others' deliveries; its own if sends finished meanwhile), and
+    // wake when its sends finish (takeOwnerSlot).
+    let ownerLimited = false;
+    for (const [owner, count] of claimedByOwner) {
+      if ((slots.inFlight.get(owner) ?? 0) + count < this.maxInFlightPerOwner) continue;
+      this.heldBack.add(owner);
+      ownerLimited = true;
+    }
+    return claimed.length === limit || ownerLimited;
   }
 
-  /** Counts a send to the endpoint; the returned function (idempotent) gives the slot back. */
-  private takeEndpointSlot(endpointId: string): () => void {
-    this.inFlightByEndpoint.set(endpointId, (this.inFlightByEndpoint.get(endpointId) ?? 0) + 1);
+  /** Counts a send for the owner; the returned function (idempotent) gives the slot back. */
+  private takeOwnerSlot(owner: string): () => void {
+    this.inFlightByOwner.set(owner, (this.inFlightByOwner.get(owner) ?? 0) + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const left = (this.inFlightByEndpoint.get(endpointId) ?? 1) - 1;
-      if (left > 0) this.inFlightByEndpoint.set(endpointId, left);
-      else this.inFlightByEndpoint.delete(endpointId);
-      // The endpoint just went under its limit: its waiting deliveries can be claimed now, not at the next poll.
-      if (left === this.maxInFlightPerEndpoint - 1 && !this.stopped) this.wake();
+      const left = (this.inFlightByOwner.get(owner) ?? 1) - 1;
+      if (left > 0) this.inFlightByOwner.set(owner, left);
+      else this.inFlightByOwner.delete(owner);
+      // A held-back owner's waiting deliveries can be claimed now, not at the next poll: once an eighth of its
+      // slots are free, so a busy owner's claims take several deliveries at a time rather than one per send.
+      if (left <= this.maxInFlightPerOwner - Math.max(1, Math.floor(this.maxInFlightPerOwner / 8)) && this.heldBack.delete(owner) && !this.stopped) {
+        this.wake();
+      }
     };
   }
 
   /**
-   * Claims now, outside the runner's loop (an endpoint whose send finished is under its limit again).
+   * Claims now, outside the runner's loop (an owner whose send finished is under its limit again).
    * Wake-ups during a claim are folded into one more claim.
    */
   wake(): void {
@@ -196,7 +230,7 @@ export class Dispatcher {
       return this.complete({ ...base, outcome: 'abandoned', statusCode: null, durationMs: 0, error: 'endpoint disabled', attempted: false });
     }
     const body = JSON.stringify(toEventPayload(event));
-    const headers = signedHeaders(signingSecrets(endpoint, sentAt), event.id, sentAt, body);
+    const headers = signedHeaders(signingSecrets(endpoint, sentAt, this.options.secrets), event.id, sentAt, body);
     const started = performance.now();
     let statusCode: number | null = null;
     let error: string | null = null;
@@ -205,7 +239,7 @@ export class Dispatcher {
       statusCode = await this.post(endpoint.url, body, headers);
     } catch (caught) {
       refused = caught instanceof SsrfRefusedError || (caught as { cause?: unknown }).cause instanceof SsrfRefusedError;
-      error = describeSendError(caught);
+      error = refused ? DESTINATION_UNREACHABLE : describeSendError(caught, this.options.destinations.guardAddresses);
     }
     const durationMs = Math.round(performance.now() - started);
     exchangeEnded();
@@ -245,11 +279,11 @@ export class Dispatcher {
           'content-length': String(Buffer.byteLength(body)),
           'user-agent': 'merchant-payments-webhooks/1.0',
         },
-        // Guarded: resolve, refuse blocked addresses, connect to the checked address (ssrf.ts).
-        ...(destinations.guardAddresses ? { lookup: guardedLookup as unknown as typeof import('node:dns').lookup } : {}),
+        // Resolve, refuse what the policy refuses (link-local and metadata in every mode), connect to the checked address (ssrf.ts).
+        lookup: this.lookup,
       });
       const timer = setTimeout(() => {
-        const error = new Error(`timed out after ${timeoutMs} ms`);
+        const error = new DeliveryTimeoutError(timeoutMs);
         request.destroy(error);
         reject(error); // settles even if the response had started and no further event comes
       }, timeoutMs);
@@ -298,7 +332,9 @@ export class Dispatcher {
         // delivery taken by another worker — and the lease's expiry retries it: at least once, never lost.
         failingSinceMs ??= performance.now();
         const withinLease = performance.now() - failingSinceMs < LEASE_MARGIN_MS - RESULT_RETRY_MS;
-        if (isDatabaseUnavailable(error) && withinLease && !this.stopped) {
+        // A deadlock victim's transaction wrote nothing, so writing the batch again is safe.
+        const retriable = isDatabaseUnavailable(error) || (error as { code?: unknown }).code === SqlState.DEADLOCK_DETECTED;
+        if (retriable && withinLease && !this.stopped) {
           await new Promise((resolve) => setTimeout(resolve, RESULT_RETRY_MS));
           continue;
         }
@@ -333,10 +369,28 @@ export class Dispatcher {
   }
 }
 
-function describeSendError(error: unknown): string {
-  if (error instanceof SsrfRefusedError) return error.message;
+/** The send took longer than WEBHOOK_TIMEOUT; recorded as it is (a timeout says nothing of what a name resolved to). */
+class DeliveryTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`timed out after ${timeoutMs} ms`);
+    this.name = 'DeliveryTimeoutError';
+  }
+}
+
+/** TLS failures happen only once connected to a checked address, and tell the owner about its own certificate. */
+const TLS_ERROR_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
+
+/**
+ * What an attempt records for a send that got no HTTP answer. When addresses are guarded, a name that does not
+ * resolve and a connection that fails read like a refused destination (DESTINATION_UNREACHABLE): otherwise
+ * the difference between "no such host" and "refused" maps which internal names exist. Timeouts and TLS
+ * errors keep their words; a default sandbox, which may reach any private address anyway, keeps every detail.
+ */
+function describeSendError(error: unknown, guarded: boolean): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof DeliveryTimeoutError) return error.message;
+  if (guarded && !(typeof code === 'string' && TLS_ERROR_CODE.test(code))) return DESTINATION_UNREACHABLE;
   if (error instanceof Error) {
-    const code = (error as Error & { code?: unknown }).code;
     const text = typeof code === 'string' && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
     return text.slice(0, MAX_ERROR_LENGTH);
   }

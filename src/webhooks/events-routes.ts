@@ -51,7 +51,7 @@ export const eventRoutes: CapabilityRoutes = async (app, { db, replica, clock })
     },
   }, async (request, reply) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    const endpointIds = await db.transaction((tx) => webhooks.redeliverEvent(tx, owner, request.params.id, clock.now()));
+    const endpointIds = await webhooks.redeliver(db, owner, request.params.id, clock.now());
     return reply.code(202).send({ id: request.params.id, endpoint_ids: endpointIds });
   });
 };

@@ -16,7 +16,7 @@ const routeConfig = { auth: 'merchant_or_partner' as const };
 const showsSecret = { auth: 'merchant_or_partner' as const, showsSecret: true as const };
 const WRITE_ERRORS = [...AUTHENTICATED_ERRORS, 400, 413, 415, 422] as const;
 
-export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db, clock }) => {
+export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db, clock, secrets }) => {
   const destinations = destinationPolicyOf(config);
   app.post('/api/v2/webhook-endpoints', {
     config: showsSecret,
@@ -27,7 +27,7 @@ export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db,
     },
   }, async (request, reply) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    const endpoint = await db.transaction((tx) => webhooks.createEndpoint(tx, owner, request.body, destinations, clock.now()));
+    const endpoint = await db.transaction((tx) => webhooks.createEndpoint(tx, owner, request.body, destinations, clock.now(), secrets));
     return reply.code(201).send(endpointWithSecret(endpoint));
   });
 
@@ -84,13 +84,15 @@ export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db,
     config: showsSecret,
     schema: {
       tags, security,
-      summary: 'Replace the signing secret; for 24 hours deliveries carry signatures with both the new and the previous secret',
+      summary: 'Replace the signing secret; for 24 hours deliveries carry signatures with both the new and the previous secret, '
+        + 'unless expire_previous_now stops the previous one at once',
       params: schemas.EndpointIdParams,
-      body: Type.Optional(Type.Object({}, { additionalProperties: false })),
+      body: Type.Optional(schemas.RotateSecretBody),
       response: { 200: schemas.EndpointWithSecretSchema, ...errorResponses(...WRITE_ERRORS, 404) },
     },
   }, async (request) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    return endpointWithSecret(await db.transaction((tx) => webhooks.rotateSecret(tx, owner, request.params.id, clock.now())));
+    const expirePreviousNow = request.body?.expire_previous_now ?? false;
+    return endpointWithSecret(await db.transaction((tx) => webhooks.rotateSecret(tx, owner, request.params.id, clock.now(), secrets, { expirePreviousNow })));
   });
 };

@@ -41,6 +41,15 @@ export const UpdateEndpointBody = StrictObject({
 });
 export type UpdateEndpointBody = Static<typeof UpdateEndpointBody>;
 
+export const RotateSecretBody = StrictObject({
+  expire_previous_now: Type.Optional(Type.Boolean({
+    default: false,
+    description: 'true: the previous secret stops signing at once (it leaked); false (the default): it keeps signing, as a second '
+      + 'signature, for 24 hours. An empty body or none is {}',
+  })),
+});
+export type RotateSecretBody = Static<typeof RotateSecretBody>;
+
 const endpointProperties = {
   id: Type.String({ example: 'we_4kq8Yw2mVt0LxP9sRbN3aZ' }),
   url: Type.String(),

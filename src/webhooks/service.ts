@@ -1,10 +1,12 @@
-// The rules of webhook endpoints (docs/api-reference.md#webhooks-and-events): who owns them, which URLs and filters are accepted, secret
-// rotation with a 24 h overlap, and redelivery. Deliveries are written with their events by the database (migration 012); dispatch lives in dispatcher.ts.
-import type { Queryable, Transaction } from '../db/database.ts';
+// The rules of webhook endpoints (docs/api-reference.md#webhooks-and-events): who owns them and how many, which URLs and filters are
+// accepted, secrets sealed at rest and rotated with a 24 h overlap, and redelivery (bounded per event). Deliveries are written with their
+// events by the database (migration 012); dispatch lives in dispatcher.ts.
+import { SqlState, type Database, type Queryable, type Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { ownerKey, type EventOwner } from '../events/service.ts';
 import type { Principal } from '../kernel/principal.ts';
-import { notFound, validationError, type FieldError } from '../kernel/errors.ts';
+import { ApiError, notFound, validationError, type FieldError } from '../kernel/errors.ts';
+import type { SecretBox } from '../kernel/secret-box.ts';
 import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
 import { randomBase62 } from '../ids.ts';
 import { newWebhookSecret, ROTATION_OVERLAP_MS } from './signing.ts';
@@ -16,6 +18,21 @@ export type { AttemptRow, EndpointRow } from './store.ts';
 
 /** Channel that wakes dispatchers when a redelivery made deliveries due (new events wake them on the events channel). */
 export const DELIVERIES_CHANNEL = 'mps_webhook_deliveries';
+
+/**
+ * Endpoints one owner may have (disabled ones count; deleted ones do not). Stripe's figure: enough for a
+ * shop, a staging copy and a few integrations, and it bounds what one owner can fan an event out to, which
+ * the per-owner sending slots of the dispatcher then share.
+ */
+export const MAX_ENDPOINTS_PER_OWNER = 16;
+
+/**
+ * Redeliveries of one event per window (an hour from the window's first). A receiver that lost an event
+ * needs one or two; ten leave room to debug a receiver, and bound what one event can be made to send:
+ * at most 10 × 16 endpoints an hour.
+ */
+export const REDELIVERIES_PER_EVENT = 10;
+export const REDELIVERY_WINDOW_MS = 60 * 60 * 1000;
 
 export function newEndpointId(): string {
   return `we_${randomBase62(24)}`;
@@ -83,14 +100,32 @@ function checkSettings(settings: EndpointSettings, destinations: DestinationPoli
   return eventTypes;
 }
 
+/** An endpoint with its signing secret in clear: what create and rotate-secret answer, once. */
+export interface EndpointWithSecret {
+  endpoint: EndpointRow;
+  secret: string;
+}
+
 export async function createEndpoint(
-  tx: Transaction, owner: EventOwner, settings: { url: string; events?: string[]; description?: string }, destinations: DestinationPolicy, now: Date,
-): Promise<EndpointRow> {
+  tx: Transaction, owner: EventOwner, settings: { url: string; events?: string[]; description?: string }, destinations: DestinationPolicy,
+  now: Date, secrets: SecretBox,
+): Promise<EndpointWithSecret> {
   const eventTypes = checkSettings(settings, destinations) ?? ['*'];
   const [ownerKind, ownerId] = ownerKey(owner);
-  return store.insertEndpoint(tx, {
-    id: newEndpointId(), ownerKind, ownerId, url: settings.url, description: settings.description ?? null, eventTypes, secret: newWebhookSecret(),
+  await store.lockEndpointsOfOwner(tx, ownerKind, ownerId);
+  if ((await store.countEndpointsOfOwner(tx, ownerKind, ownerId)) >= MAX_ENDPOINTS_PER_OWNER) {
+    throw validationError([{
+      field: 'url', code: 'invalid_value',
+      message: `you already have ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints, the most allowed; delete one, or widen the events of one you have`,
+    }]);
+  }
+  const id = newEndpointId();
+  const secret = newWebhookSecret();
+  const endpoint = await store.insertEndpoint(tx, {
+    id, ownerKind, ownerId, url: settings.url, description: settings.description ?? null, eventTypes,
+    secretSealed: secrets.seal(secret, secretBinding(id, 'current')),
   }, now);
+  return { endpoint, secret };
 }
 
 export async function listEndpoints(tx: Queryable, owner: EventOwner, page: PageRequest): Promise<Page<EndpointRow>> {
@@ -130,20 +165,73 @@ export async function deleteEndpoint(tx: Transaction, owner: EventOwner, id: str
   await store.failPendingDeliveriesOfEndpoints(tx, [id], 'endpoint deleted', now);
 }
 
-/** A new secret; the previous one keeps signing (as a second signature) for 24 hours. */
-export async function rotateSecret(tx: Transaction, owner: EventOwner, id: string, now: Date): Promise<EndpointRow> {
+/**
+ * A new secret. The previous one keeps signing (as a second signature) for 24 hours, or stops at once with
+ * `expirePreviousNow` (a secret that leaked). Either way the older one before it stops now.
+ */
+export async function rotateSecret(
+  tx: Transaction, owner: EventOwner, id: string, now: Date, secrets: SecretBox, options: { expirePreviousNow?: boolean } = {},
+): Promise<EndpointWithSecret> {
   const [ownerKind, ownerId] = ownerKey(owner);
-  const rotated = await store.rotateEndpointSecret(tx, ownerKind, ownerId, id, newWebhookSecret(), new Date(now.getTime() + ROTATION_OVERLAP_MS), now);
-  return rotated ?? endpointNotFound();
+  const current = (await store.lockEndpointOfOwner(tx, ownerKind, ownerId, id)) ?? endpointNotFound();
+  const secret = newWebhookSecret();
+  const keepPrevious = !options.expirePreviousNow;
+  const [endpoint] = await store.storeSealedSecrets(tx, [{
+    id,
+    secretSealed: secrets.seal(secret, secretBinding(id, 'current')),
+    previousSealed: keepPrevious ? secrets.seal(openCurrentSecret(current, secrets), secretBinding(id, 'previous')) : null,
+    previousExpiresAt: keepPrevious ? new Date(now.getTime() + ROTATION_OVERLAP_MS) : null,
+  }], now);
+  return { endpoint: endpoint!, secret };
+}
+
+/**
+ * Associated data of a sealed secret: its endpoint and its role, so a sealed value copied to another row,
+ * or from the previous slot to the current one, does not open (kernel/secret-box.ts).
+ */
+function secretBinding(endpointId: string, role: 'current' | 'previous'): string {
+  return `webhook_endpoint:${endpointId}:${role}`;
+}
+
+/** A plain secret wins: it is either the only one (not sealed yet) or newer (rotated by a process of the version before 014). */
+function openCurrentSecret(endpoint: EndpointRow, secrets: SecretBox): string {
+  if (endpoint.secret) return endpoint.secret;
+  if (endpoint.secret_sealed) return secrets.open(endpoint.secret_sealed, secretBinding(endpoint.id, 'current'));
+  throw new Error(`webhook endpoint ${endpoint.id} has no secret`);
+}
+
+function openPreviousSecret(endpoint: EndpointRow, secrets: SecretBox, now: Date): string | null {
+  if (!endpoint.previous_secret_expires_at || endpoint.previous_secret_expires_at <= now) return null;
+  if (endpoint.previous_secret_sealed) return secrets.open(endpoint.previous_secret_sealed, secretBinding(endpoint.id, 'previous'));
+  return endpoint.previous_secret;
 }
 
 /** The secrets that sign a delivery now: the current one, and the previous one during its overlap. */
-export function signingSecrets(endpoint: EndpointRow, now: Date): string[] {
-  const secrets = [endpoint.secret];
-  if (endpoint.previous_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > now) {
-    secrets.push(endpoint.previous_secret);
-  }
-  return secrets;
+export function signingSecrets(endpoint: EndpointRow, now: Date, secrets: SecretBox): string[] {
+  const previous = openPreviousSecret(endpoint, secrets, now);
+  return previous === null ? [openCurrentSecret(endpoint, secrets)] : [openCurrentSecret(endpoint, secrets), previous];
+}
+
+/**
+ * Seals up to `limit` secrets still stored in clear — rows written before migration 014, or by a process of
+ * that version during a rolling deploy — and clears the plain columns. A migration cannot do it: the key
+ * is configuration. A previous secret past its overlap is dropped rather than sealed. Returns how many rows.
+ */
+export async function sealPlainSecrets(db: Database, secrets: SecretBox, now: Date, limit: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const plain = await store.lockEndpointsWithPlainSecrets(tx, limit);
+    if (plain.length === 0) return 0;
+    await store.storeSealedSecrets(tx, plain.map((endpoint) => {
+      const previous = openPreviousSecret(endpoint, secrets, now);
+      return {
+        id: endpoint.id,
+        secretSealed: endpoint.secret ? secrets.seal(endpoint.secret, secretBinding(endpoint.id, 'current')) : endpoint.secret_sealed!,
+        previousSealed: previous === null ? null : secrets.seal(previous, secretBinding(endpoint.id, 'previous')),
+        previousExpiresAt: previous === null ? null : endpoint.previous_secret_expires_at,
+      };
+    }), now);
+    return plain.length;
+  });
 }
 
 /** The owner's event with its delivery attempts; 404 when unknown or another owner's. */
@@ -154,12 +242,39 @@ export async function getEventWithAttempts(
   return { event, attempts: await store.findAttemptsOfEvent(tx, eventId) };
 }
 
+/** Attempts of a redelivery chosen as a deadlock's victim (it wrote nothing, so running it again is safe). */
+const REDELIVERY_ATTEMPTS = 3;
+
+/**
+ * A redelivery in its own transaction. Its rows are locked in one order (lockDeliveriesOfEvent), so a deadlock
+ * should not happen; should the planner still order a competing statement's locks otherwise, the victim runs
+ * again instead of answering 500.
+ */
+export async function redeliver(db: Database, owner: EventOwner, eventId: string, now: Date): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction((tx) => redeliverEvent(tx, owner, eventId, now));
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== SqlState.DEADLOCK_DETECTED || attempt >= REDELIVERY_ATTEMPTS) throw error;
+    }
+  }
+}
+
 /**
  * Sends the event again, now, to every enabled endpoint of its owner that takes its type, with the same
  * webhook-id; the dispatchers are woken after the commit. 404 when the event is not the owner's.
  */
-export async function redeliverEvent(tx: Transaction, owner: EventOwner, eventId: string, now: Date): Promise<string[]> {
+async function redeliverEvent(tx: Transaction, owner: EventOwner, eventId: string, now: Date): Promise<string[]> {
   const event = await events.getEventOfOwner(tx, owner, eventId);
+  if (!(await store.countRedelivery(tx, event.id, now, REDELIVERY_WINDOW_MS, REDELIVERIES_PER_EVENT))) {
+    const started = (await store.findRedeliveryWindowStart(tx, event.id)) ?? now;
+    const retryAfter = Math.max(1, Math.ceil((started.getTime() + REDELIVERY_WINDOW_MS - now.getTime()) / 1000));
+    throw new ApiError('RATE_LIMITED', {
+      message: `This event was redelivered ${REDELIVERIES_PER_EVENT} times within an hour, the most allowed; retry after the time in Retry-After.`,
+      headers: { 'Retry-After': String(retryAfter) },
+    });
+  }
+  await store.lockDeliveriesOfEvent(tx, event.id);
   const endpointIds = await store.scheduleRedelivery(tx, { id: event.id, ownerKind: event.owner_kind, ownerId: event.owner_id, type: event.type }, now);
   if (endpointIds.length > 0) tx.notifyAfterCommit(DELIVERIES_CHANNEL);
   return endpointIds;

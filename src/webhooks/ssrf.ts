@@ -5,6 +5,8 @@
 // it resolves the name, refuses if any address is blocked, and returns the checked addresses, so the
 // socket connects to exactly what was checked and a DNS rebinding between check and connect cannot
 // slip through. Redirects are never followed (dispatcher.ts), so a 30x cannot point elsewhere.
+// Link-local and cloud metadata addresses (and the IPv6 forms that may hide them) are refused at delivery
+// in every mode, a default sandbox included: no developer needs them, and they hand out cloud credentials.
 import dns from 'node:dns';
 import net from 'node:net';
 import { mappedIpv4Of } from '../ip.ts';
@@ -19,7 +21,8 @@ interface BlockedRange {
 // Metadata addresses first, so they are named as such (169.254.169.254 is also link-local).
 const BLOCKED_IPV4: BlockedRange[] = [
   { network: '169.254.169.254', prefix: 32, family: 'ipv4', reason: 'cloud metadata' },
-  { network: '100.100.100.200', prefix: 32, family: 'ipv4', reason: 'cloud metadata' },
+  { network: '100.100.100.200', prefix: 32, family: 'ipv4', reason: 'cloud metadata' }, // Alibaba Cloud
+  { network: '192.0.0.192', prefix: 32, family: 'ipv4', reason: 'cloud metadata' }, // Oracle Cloud (also 169.254.169.254)
   { network: '0.0.0.0', prefix: 8, family: 'ipv4', reason: 'unspecified' },
   { network: '10.0.0.0', prefix: 8, family: 'ipv4', reason: 'private' },
   { network: '100.64.0.0', prefix: 10, family: 'ipv4', reason: 'CGNAT' },
@@ -44,7 +47,8 @@ const BLOCKED_IPV4: BlockedRange[] = [
 // (2001::/32) — are refused whole: no legitimate webhook receiver needs them, and decoding each (Teredo
 // hides its client address XORed) would be a place for a mistake.
 const BLOCKED_IPV6: BlockedRange[] = [
-  { network: 'fd00:ec2::254', prefix: 128, family: 'ipv6', reason: 'cloud metadata' },
+  { network: 'fd00:ec2::254', prefix: 128, family: 'ipv6', reason: 'cloud metadata' }, // AWS
+  { network: 'fd20:ce::254', prefix: 128, family: 'ipv6', reason: 'cloud metadata' }, // Google Cloud
   { network: '::', prefix: 128, family: 'ipv6', reason: 'unspecified' },
   { network: '::1', prefix: 128, family: 'ipv6', reason: 'loopback' },
   { network: '::', prefix: 96, family: 'ipv6', reason: 'IPv4-compatible' },
@@ -84,6 +88,19 @@ export function blockedAddressReason(address: string): string | null {
   const mapped = mappedIpv4Of(address);
   if (mapped !== null) return firstMatch(ipv4Lists, mapped, 'ipv4');
   return firstMatch(ipv6Lists, address, 'ipv6');
+}
+
+/**
+ * Reasons refused whatever WEBHOOK_PRIVATE_TARGETS says: metadata and link-local addresses, and the IPv6
+ * transition forms, which are refused whole because they may carry one of those inside (ssrf.ts does not
+ * decode them). Loopback and private addresses stay reachable from a default sandbox, for developers.
+ */
+const ALWAYS_REFUSED = new Set(['cloud metadata', 'link-local', 'IPv4-compatible', 'SIIT', 'NAT64', '6to4', 'Teredo']);
+
+/** Why the policy refuses this address at delivery, or null: every blocked range when guarded, else the always-refused ones. */
+export function refusedAddressReason(address: string, policy: DestinationPolicy): string | null {
+  const reason = blockedAddressReason(address);
+  return reason !== null && (policy.guardAddresses || ALWAYS_REFUSED.has(reason)) ? reason : null;
 }
 
 function firstMatch(lists: Array<{ list: net.BlockList; reason: string }>, address: string, type: 'ipv4' | 'ipv6'): string | null {
@@ -126,13 +143,17 @@ export function destinationUrlProblem(url: URL, policy: DestinationPolicy): stri
 }
 
 /**
- * A delivery the guard stopped. Its message is all the attempt records, and it is deliberately the same for
- * every refusal: an endpoint's owner must not learn what an internal name resolved to.
+ * What an attempt records for a refused destination, and (when addresses are guarded) for a name that does
+ * not resolve or a connection that fails: the same words, so an endpoint's owner cannot tell an internal
+ * name that exists (refused) from one that does not (DNS failure) — no map of the network.
  */
+export const DESTINATION_UNREACHABLE = 'destination unreachable or not allowed';
+
+/** A delivery the guard stopped; its message is all the attempt records (DESTINATION_UNREACHABLE). */
 export class SsrfRefusedError extends Error {
   readonly code = 'SSRF_REFUSED';
   constructor() {
-    super('destination not allowed');
+    super(DESTINATION_UNREACHABLE);
     this.name = 'SsrfRefusedError';
   }
 }
@@ -142,12 +163,16 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
 
 /**
  * A `lookup` for http(s).request that resolves every address of the name and refuses the connection when
- * any of them is blocked. The socket then connects to the address returned here, the one that was checked.
+ * the policy refuses any of them. The socket then connects to the address returned here, the one that was checked.
  */
-export function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
+export function guardedLookup(policy: DestinationPolicy) {
+  return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => lookupChecked(policy, hostname, options, callback);
+}
+
+function lookupChecked(policy: DestinationPolicy, hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
   dns.lookup(hostname, { all: true, family: options.family ?? 0, hints: options.hints }, (error, addresses) => {
     if (error) return callback(error, '');
-    if (addresses.some(({ address }) => blockedAddressReason(address) !== null)) return callback(new SsrfRefusedError(), '');
+    if (addresses.some(({ address }) => refusedAddressReason(address, policy) !== null)) return callback(new SsrfRefusedError(), '');
     if (addresses.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');
     if (options.all) return callback(null, addresses);
     return callback(null, addresses[0]!.address, addresses[0]!.family);
@@ -156,5 +181,6 @@ export function guardedLookup(hostname: string, options: dns.LookupOptions, call
 
 /** The delivery-time check of the scheme and of an IP literal host (net.connect skips `lookup` for literals). */
 export function refuseAtDelivery(url: URL, policy: DestinationPolicy): void {
-  if (destinationUrlProblem(url, policy)) throw new SsrfRefusedError();
+  const host = hostOf(url);
+  if (destinationUrlProblem(url, policy) || (net.isIP(host) && refusedAddressReason(host, policy))) throw new SsrfRefusedError();
 }

@@ -14,8 +14,12 @@ export interface EndpointRow {
   description: string | null;
   event_types: string[];
   status: EndpointStatus;
-  secret: string;
+  /** Plain secret of a row written before migration 014 (or by a process of that version), until the sealing job seals it. */
+  secret: string | null;
+  /** The signing secret sealed with SecretBox (service.ts says with which associated data). */
+  secret_sealed: string | null;
   previous_secret: string | null;
+  previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -26,6 +30,8 @@ export interface ClaimedDelivery {
   id: number;
   event_id: string;
   endpoint_id: string;
+  /** `<owner_kind>:<owner_id>` of the endpoint: the dispatcher shares its sending slots per owner. */
+  owner: string;
   /** Attempt of the current round, 1-based (index into the retry schedule). */
   attempts: number;
   /** Number of this attempt among all attempts of the delivery (webhook_attempts.attempt). */
@@ -62,21 +68,41 @@ export interface DeliveryResult {
   refused?: boolean;
 }
 
-const ENDPOINT_COLUMNS = `id, owner_kind, owner_id, url, description, event_types, status, secret, previous_secret,
-  previous_secret_expires_at, created_at, updated_at, deleted_at`;
+const ENDPOINT_COLUMNS = `id, owner_kind, owner_id, url, description, event_types, status, secret, secret_sealed, previous_secret,
+  previous_secret_sealed, previous_secret_expires_at, created_at, updated_at, deleted_at`;
+const ENDPOINT_COLUMNS_OF_W = ENDPOINT_COLUMNS.split(',').map((column) => `w.${column.trim()}`).join(', ');
 
+/**
+ * The service passes `secretSealed`; a plain `secret` is how rows were written before migration 014 (tests of
+ * the sealing job write them so), and the sealing job seals it.
+ */
 export async function insertEndpoint(
   tx: Queryable,
-  endpoint: { id: string; ownerKind: EventOwnerKind; ownerId: number; url: string; description: string | null; eventTypes: string[]; secret: string },
+  endpoint: {
+    id: string; ownerKind: EventOwnerKind; ownerId: number; url: string; description: string | null; eventTypes: string[];
+    secretSealed?: string; secret?: string;
+  },
   now: Date,
 ): Promise<EndpointRow> {
   const { rows } = await tx.query<EndpointRow>(
-    `insert into webhook_endpoints (id, owner_kind, owner_id, url, description, event_types, secret, created_at, updated_at)
-     values ($1::text, $2::text, $3::bigint, $4::text, $5::text, $6::text[], $7::text, $8::timestamptz, $8::timestamptz)
+    `insert into webhook_endpoints (id, owner_kind, owner_id, url, description, event_types, secret_sealed, secret, created_at, updated_at)
+     values ($1::text, $2::text, $3::bigint, $4::text, $5::text, $6::text[], $7::text, $8::text, $9::timestamptz, $9::timestamptz)
      returning ${ENDPOINT_COLUMNS}`,
-    [endpoint.id, endpoint.ownerKind, endpoint.ownerId, endpoint.url, endpoint.description, endpoint.eventTypes, endpoint.secret, now],
+    [endpoint.id, endpoint.ownerKind, endpoint.ownerId, endpoint.url, endpoint.description, endpoint.eventTypes,
+      endpoint.secretSealed ?? null, endpoint.secret ?? null, now],
   );
   return rows[0]!;
+}
+
+/**
+ * Serializes the creations of one owner's endpoints until the commit, so the count that enforces the cap
+ * cannot be read by two creations at once (a transaction-scoped advisory lock: no row of another module is touched).
+ */
+export async function lockEndpointsOfOwner(tx: Queryable, ownerKind: EventOwnerKind, ownerId: number): Promise<void> {
+  await tx.query(
+    `select pg_advisory_xact_lock(hashtextextended('webhook_endpoints' || chr(10) || $1::text || chr(10) || $2::bigint::text, 0))`,
+    [ownerKind, ownerId],
+  );
 }
 
 export async function findEndpointOfOwner(tx: Queryable, ownerKind: EventOwnerKind, ownerId: number, id: string): Promise<EndpointRow | undefined> {
@@ -132,18 +158,50 @@ export async function updateEndpointSettings(
   return rows[0];
 }
 
-/** New secret; the one it replaces keeps signing until `previousExpiresAt`. */
-export async function rotateEndpointSecret(
-  tx: Queryable, ownerKind: EventOwnerKind, ownerId: number, id: string, newSecret: string, previousExpiresAt: Date, now: Date,
-): Promise<EndpointRow | undefined> {
+/** The owner's endpoint, locked until the commit (a rotation reads the current secret to keep it as the previous one). */
+export async function lockEndpointOfOwner(tx: Queryable, ownerKind: EventOwnerKind, ownerId: number, id: string): Promise<EndpointRow | undefined> {
   const { rows } = await tx.query<EndpointRow>(
-    `update webhook_endpoints set previous_secret = secret, previous_secret_expires_at = $5::timestamptz,
-        secret = $4::text, updated_at = $6::timestamptz
+    `select ${ENDPOINT_COLUMNS} from webhook_endpoints
       where id = $3::text and owner_kind = $1::text and owner_id = $2::bigint and deleted_at is null
-      returning ${ENDPOINT_COLUMNS}`,
-    [ownerKind, ownerId, id, newSecret, previousExpiresAt, now],
+      for update`,
+    [ownerKind, ownerId, id],
   );
   return rows[0];
+}
+
+export interface SealedSecrets {
+  id: string;
+  secretSealed: string;
+  /** Null: no previous secret signs any more. */
+  previousSealed: string | null;
+  previousExpiresAt: Date | null;
+}
+
+/** Writes sealed secrets and clears the plain columns (a rotation, or the sealing job). */
+export async function storeSealedSecrets(tx: Queryable, sealed: SealedSecrets[], now: Date): Promise<EndpointRow[]> {
+  const { rows } = await tx.query<EndpointRow>(
+    `update webhook_endpoints w set secret_sealed = s.secret_sealed, secret = null,
+        previous_secret_sealed = s.previous_sealed, previous_secret = null, previous_secret_expires_at = s.previous_expires_at,
+        updated_at = $5::timestamptz
+       from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) as s(id, secret_sealed, previous_sealed, previous_expires_at)
+      where w.id = s.id
+     returning ${ENDPOINT_COLUMNS_OF_W}`,
+    [sealed.map((s) => s.id), sealed.map((s) => s.secretSealed), sealed.map((s) => s.previousSealed),
+      sealed.map((s) => s.previousExpiresAt?.toISOString() ?? null), now],
+  );
+  return rows;
+}
+
+/** Up to `limit` endpoints that still hold a plain secret, locked (SKIP LOCKED: sealing jobs of several processes share the work). */
+export async function lockEndpointsWithPlainSecrets(tx: Queryable, limit: number): Promise<EndpointRow[]> {
+  const { rows } = await tx.query<EndpointRow>(
+    `select ${ENDPOINT_COLUMNS} from webhook_endpoints
+      where secret is not null or previous_secret is not null
+      order by id limit $1::integer
+      for update skip locked`,
+    [limit],
+  );
+  return rows;
 }
 
 export async function markEndpointDeleted(tx: Queryable, ownerKind: EventOwnerKind, ownerId: number, id: string, now: Date): Promise<boolean> {
@@ -180,9 +238,47 @@ export async function findEndpointsByIds(tx: Queryable, ids: string[]): Promise<
 }
 
 /**
+ * Counts one redelivery of the event in its window (`windowMs` from the window's first redelivery), unless
+ * `limit` were already made in it: the guarded upsert returns no row then. Its row lock serializes
+ * concurrent redeliveries of one event until the commit.
+ */
+export async function countRedelivery(tx: Queryable, eventId: string, now: Date, windowMs: number, limit: number): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `insert into webhook_redelivery_windows as w (event_id, window_started_at, redeliveries)
+     values ($1::text, $2::timestamptz, 1)
+     on conflict (event_id) do update set
+       window_started_at = case when w.window_started_at <= $2::timestamptz - $3::bigint * interval '1 millisecond'
+         then excluded.window_started_at else w.window_started_at end,
+       redeliveries = case when w.window_started_at <= $2::timestamptz - $3::bigint * interval '1 millisecond'
+         then 1 else w.redeliveries + 1 end
+     where w.window_started_at <= $2::timestamptz - $3::bigint * interval '1 millisecond' or w.redeliveries < $4::integer`,
+    [eventId, now, windowMs, limit],
+  );
+  return rowCount > 0;
+}
+
+export async function findRedeliveryWindowStart(tx: Queryable, eventId: string): Promise<Date | undefined> {
+  const { rows } = await tx.query<{ window_started_at: Date }>(
+    'select window_started_at from webhook_redelivery_windows where event_id = $1::text',
+    [eventId],
+  );
+  return rows[0]?.window_started_at;
+}
+
+/**
+ * Locks the event's deliveries in id order before a redelivery changes them: every path that locks several
+ * delivery rows takes them in one order (the dispatcher writes its results sorted by id), so two of them
+ * wait for each other instead of deadlocking.
+ */
+export async function lockDeliveriesOfEvent(tx: Queryable, eventId: string): Promise<void> {
+  await tx.query('select id from webhook_deliveries where event_id = $1::text order by id for update', [eventId]);
+}
+
+/**
  * Redelivery (docs/api-reference.md#events-api): a new round for every enabled endpoint of the owner that takes the event's type,
- * creating the delivery if the endpoint had none. Any lease is dropped, so a send still in flight cannot
- * complete the new round. Returns the endpoint ids.
+ * creating the delivery if the endpoint had none. A delivery being sent right now (its lease still runs)
+ * is left alone: re-arming it would let another dispatcher send it a second time at once, and the lease
+ * holder's completion would then not match. Returns the endpoint ids of the deliveries scheduled.
  */
 export async function scheduleRedelivery(
   tx: Queryable, event: { id: string; ownerKind: EventOwnerKind; ownerId: number; type: string }, now: Date,
@@ -196,38 +292,56 @@ export async function scheduleRedelivery(
      on conflict on constraint webhook_deliveries_event_endpoint_unique do update
        set status = 'pending', attempts = 0, next_attempt_at = excluded.next_attempt_at,
            locked_by = null, locked_until = null, updated_at = excluded.updated_at
+       where webhook_deliveries.locked_until is null or webhook_deliveries.locked_until < excluded.updated_at
      returning endpoint_id`,
     [event.id, event.ownerKind, event.ownerId, event.type, now],
   );
   return rows.map((row) => row.endpoint_id).sort();
 }
 
+/** The dispatcher's fair share of sending slots: owners at their limit, and how many sends each owner has in flight. */
+export interface OwnerSlots {
+  /** Sends in flight per owner (`<owner_kind>:<owner_id>`), in this worker. */
+  inFlight: Map<string, number>;
+  /** Most sends in flight for one owner, in this worker. */
+  perOwner: number;
+}
+
 /**
  * Claims up to `limit` due deliveries for `workerId` until `leaseUntil`: pending, due, and not leased (or
  * leased by a worker that died: its lease has run out, so no separate sweeper is needed). SKIP LOCKED
  * lets concurrent dispatchers take disjoint batches; the attempt counters move at claim time, so a send
- * that kills its worker still counts. Endpoints in `busyEndpointIds` (already at this worker's
- * per-endpoint limit) are skipped, so one slow receiver's backlog cannot fill every sending slot.
+ * that kills its worker still counts. Slots are shared per owner (the merchant or partner): an owner at
+ * its limit is skipped, and within the batch no owner gets more than the slots it has left, so one owner's
+ * slow endpoints — however many — cannot take every sending slot and hold up another owner's webhooks.
  */
 export async function claimDueDeliveries(
-  tx: Queryable, workerId: string, now: Date, leaseUntil: Date, limit: number, busyEndpointIds: string[] = [],
+  tx: Queryable, workerId: string, now: Date, leaseUntil: Date, limit: number,
+  slots: OwnerSlots = { inFlight: new Map(), perOwner: limit },
 ): Promise<ClaimedDelivery[]> {
+  const busy = [...slots.inFlight].filter(([, count]) => count >= slots.perOwner).map(([owner]) => owner);
   const { rows } = await tx.query<ClaimedDelivery>(
     `with due as (
-       select id from webhook_deliveries
-        where status = 'pending' and next_attempt_at <= $2::timestamptz
-          and (locked_until is null or locked_until < $2::timestamptz)
-          and endpoint_id <> all($5::text[])
-        order by next_attempt_at, id
+       select d.id, d.next_attempt_at, w.owner_kind || ':' || w.owner_id::text as owner
+         from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+        where d.status = 'pending' and d.next_attempt_at <= $2::timestamptz
+          and (d.locked_until is null or d.locked_until < $2::timestamptz)
+          and w.owner_kind || ':' || w.owner_id::text <> all($5::text[])
+        order by d.next_attempt_at, d.id
         limit $4::integer
-        for update skip locked
+        for update of d skip locked
+     ), fair as (
+       select ranked.id, ranked.owner
+         from (select due.*, row_number() over (partition by due.owner order by due.next_attempt_at, due.id) as n from due) ranked
+         left join unnest($6::text[], $7::integer[]) as f(owner, in_flight) on f.owner = ranked.owner
+        where ranked.n + coalesce(f.in_flight, 0) <= $8::integer
      )
      update webhook_deliveries d
         set locked_by = $1::text, locked_until = $3::timestamptz, attempts = d.attempts + 1,
             attempts_total = d.attempts_total + 1, updated_at = $2::timestamptz
-       from due where d.id = due.id
-     returning d.id, d.event_id, d.endpoint_id, d.attempts, d.attempts_total, d.next_attempt_at`,
-    [workerId, now, leaseUntil, limit, busyEndpointIds],
+       from fair where d.id = fair.id
+     returning d.id, d.event_id, d.endpoint_id, fair.owner, d.attempts, d.attempts_total, d.next_attempt_at`,
+    [workerId, now, leaseUntil, limit, busy, [...slots.inFlight.keys()], [...slots.inFlight.values()], slots.perOwner],
   );
   return rows;
 }
@@ -239,8 +353,10 @@ export async function claimDueDeliveries(
  * Returns the ids and final statuses of the deliveries this worker still held.
  */
 export async function completeDeliveries(
-  tx: Queryable, workerId: string, results: DeliveryResult[], scheduleMs: number[], now: Date,
+  tx: Queryable, workerId: string, unordered: DeliveryResult[], scheduleMs: number[], now: Date,
 ): Promise<Array<{ id: number; status: DeliveryStatus }>> {
+  // In id order, the order a redelivery locks them in (lockDeliveriesOfEvent).
+  const results = [...unordered].sort((a, b) => a.deliveryId - b.deliveryId);
   const { rows } = await tx.query<{ id: number; status: DeliveryStatus }>(
     `update webhook_deliveries d set
         status = case

@@ -16,9 +16,9 @@ export function endpointView(endpoint: EndpointRow) {
   };
 }
 
-/** An endpoint with its signing secret: the answers of create and rotate-secret only. */
-export function endpointWithSecret(endpoint: EndpointRow) {
-  return { ...endpointView(endpoint), secret: endpoint.secret };
+/** An endpoint with its signing secret (the one time it is in clear): the answers of create and rotate-secret only. */
+export function endpointWithSecret({ endpoint, secret }: { endpoint: EndpointRow; secret: string }) {
+  return { ...endpointView(endpoint), secret };
 }
 
 /** An event with every delivery attempt made for it. */

@@ -8,6 +8,8 @@ import { paymentRailFor } from '../qr/service.ts';
 import { settleOneDueRefund } from '../refunds/service.ts';
 import { advanceOneDueTransfer, transferRailFor } from '../transfers/service.ts';
 import { Dispatcher } from '../webhooks/dispatcher.ts';
+import { sealPlainSecrets } from '../webhooks/service.ts';
+import { SecretBox } from '../kernel/secret-box.ts';
 import { destinationPolicyOf } from '../webhooks/ssrf.ts';
 import { webhookMetrics } from '../webhooks/metrics.ts';
 import type { Job } from '../kernel/job.ts';
@@ -23,9 +25,10 @@ export interface BackgroundJobOptions {
 
 export function backgroundJobs({ config, db, clock }: BaseContext, options: BackgroundJobOptions = {}): Job[] {
   const metrics = options.metrics ? webhookMetrics(options.metrics) : undefined;
+  const secrets = new SecretBox(config.encryptionKeys);
   const dispatcher = new Dispatcher({
-    db, clock, metrics, destinations: destinationPolicyOf(config), timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs,
-    onError: options.onError,
+    db, clock, metrics, secrets, destinations: destinationPolicyOf(config), timeoutMs: config.webhookTimeoutMs,
+    retryScheduleMs: config.webhookRetryScheduleMs, onError: options.onError,
   });
   const jobs: Job[] = [
     {
@@ -49,6 +52,13 @@ export function backgroundJobs({ config, db, clock }: BaseContext, options: Back
       runOnce: async () => (await sweepExpiredIntents(db, clock.now(), 500)) === 500,
     },
     dispatcher.job(),
+    {
+      // Seals webhook secrets still stored in clear (rows from before migration 014, or written by a process of
+      // that version during a rolling deploy); docs/webhooks.md. Nothing to do is one probe of an empty index.
+      name: 'webhook-secret-sealing',
+      intervalMs: 60_000,
+      runOnce: async () => (await sealPlainSecrets(db, secrets, clock.now(), 100)) === 100,
+    },
   ];
   const rail = transferRailFor(config);
   if (rail && config.sandboxSettlementMs) {

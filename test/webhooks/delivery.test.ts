@@ -180,9 +180,9 @@ describe.each(databaseKinds())('webhook delivery on %s', (kind) => {
     receiver.answer = (w) => (w.path === '/stuck' ? 'hang' : 200);
     for (let i = 0; i < 12; i++) await commitPayment(t, stuck);
     await commitPayment(t, other); // queued behind the 12 (same due time, created later)
-    const small = webhookJobs(t, { batchSize: 4, maxInFlight: 8, maxInFlightPerEndpoint: 4 });
+    const small = webhookJobs(t, { batchSize: 4, maxInFlight: 8, maxInFlightPerOwner: 4 });
     await small.dispatcher.runOnce(); // 4 sends to /stuck, which hang until the 300 ms timeout
-    await small.dispatcher.runOnce(); // /stuck is at its limit: the claim skips it and takes /fast
+    await small.dispatcher.runOnce(); // the stuck owner is at its limit: the claim skips it and takes /fast
     const deadline = performance.now() + 250;
     while (!receiver.received.some((w) => w.path === '/fast') && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     expect(receiver.received.filter((w) => w.path === '/fast')).toHaveLength(1);

@@ -74,6 +74,7 @@ export function webhookJobs(t: TestApp, overrides: Partial<DispatcherOptions> & 
     db,
     clock: t.clock,
     destinations: destinationPolicyOf(t.config),
+    secrets: t.context.secrets,
     timeoutMs: t.config.webhookTimeoutMs,
     retryScheduleMs: t.config.webhookRetryScheduleMs,
     ...overrides,

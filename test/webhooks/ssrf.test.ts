@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blockedAddressReason } from '../../src/webhooks/ssrf.ts';
+import { blockedAddressReason, DESTINATION_UNREACHABLE } from '../../src/webhooks/ssrf.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
@@ -75,7 +75,22 @@ describe.each(databaseKinds())('SSRF guard at delivery time (MODE=live) on %s', 
     const errors = new Map<string, string>(event.body.attempts.map((a: { endpoint_id: string; error: string }) => [endpoints.get(a.endpoint_id), a.error]));
     for (const attempt of event.body.attempts) expect(attempt.status_code).toBeNull();
     // Every refusal reads the same: the owner of an endpoint learns nothing of what a name resolved to.
-    for (const url of urls) expect(errors.get(url), url).toBe('destination not allowed');
+    for (const url of urls) expect(errors.get(url), url).toBe(DESTINATION_UNREACHABLE);
+  });
+
+  it('records a name that does not resolve in the same words as a refused private destination: no map of internal names', async () => {
+    const merchant = await t.createMerchant();
+    const missing = await createEndpoint(t, merchant.apiKey, { url: 'https://no-such-host.invalid/hooks' });
+    const refused = await createEndpoint(t, merchant.apiKey, { url: 'https://10.0.0.8/hooks' });
+    await commitPayment(t, merchant);
+    const live = webhookJobs(t, { destinations: { requireHttps: true, guardAddresses: true } });
+    await live.deliverAll();
+    await live.stop();
+    const list = await t.request('GET', '/api/v2/events', { apiKey: merchant.apiKey });
+    const event = await t.request('GET', `/api/v2/events/${list.body.data[0].id}`, { apiKey: merchant.apiKey });
+    const errorOf = (id: string) => event.body.attempts.find((a: { endpoint_id: string }) => a.endpoint_id === id);
+    expect(errorOf(missing.id)).toMatchObject({ status_code: null, error: DESTINATION_UNREACHABLE });
+    expect(errorOf(missing.id).error).toBe(errorOf(refused.id).error);
   });
 });
 
@@ -123,7 +138,32 @@ describe.each(databaseKinds())('webhook destinations chosen by mode and WEBHOOK_
     expect(receiver.received).toHaveLength(0);
     const list = await denying.request('GET', '/api/v2/events', { apiKey: merchant.apiKey });
     const event = await denying.request('GET', `/api/v2/events/${list.body.data[0].id}`, { apiKey: merchant.apiKey });
-    expect(event.body.attempts.map((a: { error: string }) => a.error)).toEqual(['destination not allowed']);
+    expect(event.body.attempts.map((a: { error: string }) => a.error)).toEqual([DESTINATION_UNREACHABLE]);
+  });
+
+  it('refuses link-local and cloud metadata destinations even in a default sandbox, in any spelling', async () => {
+    const merchant = await allowing.createMerchant();
+    const urls = ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/', 'http://169.254.1.1/', 'http://100.100.100.200/',
+      'http://[::ffff:169.254.169.254]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[fd00:ec2::254]/'];
+    const endpoints = new Map<string, string>();
+    for (const url of urls) {
+      const response = await register(allowing, merchant.apiKey, url);
+      expect(response.status, url).toBe(201); // a sandbox takes any http(s) URL; the delivery is what is refused
+      endpoints.set(response.body.id, url);
+    }
+    const local = await register(allowing, merchant.apiKey, `${receiver.url}/still-local`);
+    await commitPayment(allowing, merchant);
+    const jobs = webhookJobs(allowing, { timeoutMs: 2_000 });
+    await jobs.deliverAll();
+    await jobs.stop();
+    const list = await allowing.request('GET', '/api/v2/events', { apiKey: merchant.apiKey });
+    const event = await allowing.request('GET', `/api/v2/events/${list.body.data[0].id}`, { apiKey: merchant.apiKey });
+    const attempts = event.body.attempts as Array<{ endpoint_id: string; status_code: number | null; error: string | null }>;
+    for (const [id, url] of endpoints) {
+      expect(attempts.find((a) => a.endpoint_id === id), url).toMatchObject({ status_code: null, error: DESTINATION_UNREACHABLE });
+    }
+    // Loopback stays open to developers in a default sandbox.
+    expect(attempts.find((a) => a.endpoint_id === local.body.id)).toMatchObject({ status_code: 200 });
   });
 
   it('lets a default sandbox deliver to localhost, for developers', async () => {

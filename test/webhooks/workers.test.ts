@@ -68,7 +68,7 @@ describe.each(databaseKinds())('webhook workers in the runner on %s', (kind) => 
   });
 });
 
-describe.each(databaseKinds())('webhook dispatcher with a per-endpoint limit on %s', (kind) => {
+describe.each(databaseKinds())('webhook dispatcher with a per-owner limit on %s', (kind) => {
   let t: TestApp;
   let receiver: Receiver;
   beforeAll(async () => {
@@ -80,12 +80,12 @@ describe.each(databaseKinds())('webhook dispatcher with a per-endpoint limit on 
     await t.close();
   });
 
-  it('keeps sending to a busy endpoint as its sends finish, without waiting for the poll', async () => {
+  it('keeps sending to a busy owner\'s endpoint as its sends finish, without waiting for the poll', async () => {
     const merchant = await t.createMerchant();
     await createEndpoint(t, merchant.apiKey, { url: `${receiver.url}/busy` });
     const dispatcher = new Dispatcher({
-      db: t.db, clock: t.clock, destinations: { requireHttps: false, guardAddresses: false }, timeoutMs: 5_000, retryScheduleMs: [5_000],
-      batchSize: 2, maxInFlightPerEndpoint: 2, workerId: 'busy-test',
+      db: t.db, clock: t.clock, destinations: { requireHttps: false, guardAddresses: false }, secrets: t.context.secrets, timeoutMs: 5_000,
+      retryScheduleMs: [5_000], batchSize: 2, maxInFlightPerOwner: 2, workerId: 'busy-test',
     });
     for (let i = 0; i < 10; i++) await commitPayment(t, merchant);
     dispatcher.wake(); // what the runner does when an emit's commit notifies; from then on only finished sends wake it again
