@@ -5793,7 +5793,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the signing secret; for 24 hours deliveries carry signatures with both the new and the previous secret */
+        /** Replace the signing secret; for 24 hours deliveries carry signatures with both the new and the previous secret, unless expire_previous_now stops the previous one at once */
         post: {
             parameters: {
                 query?: never;
@@ -5806,7 +5806,13 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        /**
+                         * @description true: the previous secret stops signing at once (it leaked); false (the default): it keeps signing, as a second signature, for 24 hours. An empty body or none is {}
+                         * @default false
+                         */
+                        expire_previous_now?: boolean;
+                    };
                 };
             };
             responses: {
