@@ -241,7 +241,7 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
     expect(lines[0]).toMatch(/^entry_id,posted_at,kind,amount,balance_after,/);
     expect(lines[1]).toMatch(/,payment,12\.50,12\.50,BOB,/);
     // The API's writer (src/ledger/csv.ts): a line break inside a field is quoted, and a formula after it neutralised.
-    const records = parseCsv(csv.stdout, { columns: true }) as Array<Record<string, string>>;
+    const records = parseCsv(csv.stdout, { columns: true, record_delimiter: ['\r\n', '\n', '\r'] }) as Array<Record<string, string>>;
     expect(records.map((r) => [r.kind, r.amount, r.reference])).toEqual([['payment', '12.50', ''], ['payment', '1.00', "Pedido\n'=1+1"]]);
     const bad = await runCli(['statement', String(shop.businessCode), '--from', '2026-02-30', '--to', day], env);
     expect(bad.exitCode).toBe(1);

@@ -197,7 +197,8 @@ describe.each(databaseKinds())('statements on %s', (kind) => {
       // A bare LF or CR outside quotes would start a record of its own for a reader splitting on any line break.
       const outsideQuotes = csv.replace(/"(?:[^"]|"")*"/g, '');
       expect(outsideQuotes.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
-      const [header, ...records] = parse(csv) as string[][];
+      // Any line break ends a record for this reader, as for many: only quoting keeps one inside a field.
+      const [header, ...records] = parse(csv, { record_delimiter: ['\r\n', '\n', '\r'] }) as string[][];
       expectInert(header!, records);
     });
 
