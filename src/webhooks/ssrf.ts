@@ -147,7 +147,7 @@ export function destinationUrlProblem(url: URL, policy: DestinationPolicy): stri
  * not resolve or a connection that fails: the same words, so an endpoint's owner cannot tell an internal
  * name that exists (refused) from one that does not (DNS failure) — no map of the network.
  */
-export const DESTINATION_UNREACHABLE = 'destination unreachable or not allowed';
+export const DESTINATION_UNREACHABLE = 'destination not allowed'; // the contract's words (§7), for every such failure
 
 /** A delivery the guard stopped; its message is all the attempt records (DESTINATION_UNREACHABLE). */
 export class SsrfRefusedError extends Error {
