@@ -99,7 +99,7 @@ describe.each(databaseKinds())('onboarding secrets on %s', (kind) => {
 });
 
 describe.each(databaseKinds())('migration 015 on %s', (kind) => {
-  it('hashes the tokens of existing intents with sha256() and drops them; the link still finds its intent', async () => {
+  it('hashes the tokens of existing intents with sha256() and clears them; the link still finds its intent', async () => {
     const empty = await openEmptyDatabase(kind);
     try {
       const migrations = loadMigrations();
@@ -112,9 +112,18 @@ describe.each(databaseKinds())('migration 015 on %s', (kind) => {
       await migrate(empty.db, migrations);
       const intent = await empty.db.query<Record<string, unknown>>('select * from onboarding_intents');
       expect(intent.rows[0]).toMatchObject({ code: 'onb_AAAAAAAAAAAAAAAAAAAAAA', token_hash: sha256(token), token_sealed: null });
-      expect(intent.rows[0]).not.toHaveProperty('token');
+      expect(intent.rows[0]).toMatchObject({ token: null });
       expect(JSON.stringify(intent.rows[0])).not.toContain(token);
       expect((await onboarding.findIntentByToken(empty.db, token))?.code).toBe('onb_AAAAAAAAAAAAAAAAAAAAAA');
+      // A process of the previous version, still running during a rolling deploy, writes the clear column:
+      // it is kept only as its hash.
+      const later = 'Tok3nWrittenByAnOldProcessAfter0';
+      await empty.db.query(
+        `insert into onboarding_intents (code, partner_id, token, expires_at, created_at)
+         values ('onb_BBBBBBBBBBBBBBBBBBBBBB', $1::bigint, $2::text, now() + interval '1 hour', now())`, [rows[0]!.id, later]);
+      const written = await empty.db.query<Record<string, unknown>>(`select * from onboarding_intents where code = 'onb_BBBBBBBBBBBBBBBBBBBBBB'`);
+      expect(written.rows[0]).toMatchObject({ token: null, token_hash: sha256(later) });
+      expect((await onboarding.findIntentByToken(empty.db, later))?.code).toBe('onb_BBBBBBBBBBBBBBBBBBBBBB');
     } finally {
       await empty.drop();
     }
