@@ -36,7 +36,8 @@ export class TokenLockout {
       });
     }
     if (isBearerAuthorization(request.headers.authorization, token)) return undefined;
-    this.chances.take(network, now);
+    // Only a token sent is a guess: a scraper set up without one must not lock its network out.
+    if (request.headers.authorization !== undefined) this.chances.take(network, now);
     return wrongToken();
   }
 }

@@ -85,9 +85,19 @@ export class ApiError extends Error {
   }
 }
 
-/** A 422 listing every failing field. */
+/**
+ * Most failing fields a 422 lists. A 64 KiB body can hold thousands of wrong fields (unknown keys, say),
+ * and one entry each made a 5.9 MB answer; past this many the message says how many there were.
+ */
+export const MAX_LISTED_FIELD_ERRORS = 25;
+
+/** A 422 listing each failing field, the first MAX_LISTED_FIELD_ERRORS of them. */
 export function validationError(errors: FieldError[]): ApiError {
-  return new ApiError('VALIDATION_FAILED', { errors });
+  if (errors.length <= MAX_LISTED_FIELD_ERRORS) return new ApiError('VALIDATION_FAILED', { errors });
+  return new ApiError('VALIDATION_FAILED', {
+    errors: errors.slice(0, MAX_LISTED_FIELD_ERRORS),
+    message: `The request has ${errors.length} invalid fields; the first ${MAX_LISTED_FIELD_ERRORS} are listed in errors.`,
+  });
 }
 
 export const notFound = (what = 'resource'): ApiError => new ApiError('NOT_FOUND', { message: `No such ${what}.` });

@@ -96,6 +96,13 @@ export function hardenSchema(schema: unknown): unknown {
   }
   const types = Array.isArray(copy.type) ? copy.type : [copy.type];
   if (types.includes('string')) copy['x-storable-text'] = true;
+  // A pattern's maxLength bounds the text it reads. Where the pattern fixes the length itself (`^[0-9]{4}$`),
+  // the schema's maxLength is looser (64), so that a wrong value still reads `invalid_format`.
+  if (typeof copy.pattern === 'string') {
+    if (typeof copy.maxLength !== 'number') throw new Error(`a request schema's pattern ${copy.pattern} needs a maxLength: no pattern runs on unbounded text`);
+    REQUEST_PATTERNS.add(copy.pattern);
+  }
+  gateBehindLimits(copy);
   if (types.includes('integer')) {
     if (typeof copy.maximum !== 'number' || copy.maximum > MAX_REQUEST_INTEGER) copy.maximum = MAX_REQUEST_INTEGER;
     if (typeof copy.minimum !== 'number' || copy.minimum < -MAX_REQUEST_INTEGER) copy.minimum = -MAX_REQUEST_INTEGER;
@@ -107,6 +114,47 @@ export function hardenSchema(schema: unknown): unknown {
     copy.propertyNames = { 'x-storable-key': true };
   }
   return copy;
+}
+
+/**
+ * What runs per character, per item or per key — a pattern, the items' schemas, the properties' schemas —
+ * runs only once the value is within its size limit (`maxLength`, `maxItems`, `maxProperties`); an
+ * oversized value gets its one size error and nothing else. Ajv's `allErrors` runs every keyword of a
+ * schema even after one failed: a 60,000-digit account number went through its pattern, and an array of
+ * 30,000 wrong event types answered one error per item (a 5.9 MB 422). Standard JSON Schema does it: the
+ * limits move under `if`, and what they guard under `then`, which Ajv evaluates only when `if` holds.
+ */
+function gateBehindLimits(schema: Record<string, unknown>): void {
+  const gates: Array<[limit: string, guarded: readonly string[]]> = [
+    ['maxLength', ['pattern', 'format', 'x-format-hint']],
+    ['maxItems', ['items', 'prefixItems', 'contains', 'uniqueItems']],
+    ['maxProperties', ['properties', 'additionalProperties', 'propertyNames', 'dependentSchemas']],
+  ];
+  const limits: Record<string, unknown> = {};
+  const guarded: Record<string, unknown> = {};
+  for (const [limit, keywords] of gates) {
+    if (typeof schema[limit] !== 'number') continue;
+    for (const keyword of keywords) {
+      if (!(keyword in schema)) continue;
+      guarded[keyword] = schema[keyword];
+      delete schema[keyword];
+    }
+    limits[limit] = schema[limit];
+  }
+  // The hint goes along with the pattern it explains (a pattern error reads it from its parent schema).
+  if (Object.keys(guarded).some((keyword) => keyword !== 'x-format-hint')) {
+    schema.if = limits;
+    schema.then = guarded;
+  } else {
+    Object.assign(schema, guarded);
+  }
+}
+
+/** Every pattern a request schema holds, as compiled (test/http/redos.test.ts runs each through a ReDoS checker). */
+const REQUEST_PATTERNS = new Set<string>();
+
+export function requestPatterns(): ReadonlySet<string> {
+  return REQUEST_PATTERNS;
 }
 
 /** Keywords whose value is one subschema, and those whose value is a list of them. */
@@ -260,12 +308,18 @@ export function compileBodyCheck(schema: object): (data: unknown) => FieldError[
   return (data) => (validate(data) ? [] : fieldErrorsFromAjv(validate.errors ?? []));
 }
 
-/** Ajv's errors as the contract's field errors, one per failing field (the first problem of each field wins). */
+/**
+ * Ajv's errors as the contract's field errors, one per failing field: the first problem of each field wins,
+ * except that a format (a pattern's or a format's) yields to any other — an empty account number is
+ * `required` before it is malformed, though Ajv reaches the gated pattern (gateBehindLimits) first.
+ */
 export function fieldErrorsFromAjv(errors: ErrorObject[]): FieldError[] {
   const byField = new Map<string, FieldError>();
   for (const error of errors) {
     const fieldError = toFieldError(error);
-    if (fieldError && !byField.has(fieldError.field)) byField.set(fieldError.field, fieldError);
+    if (!fieldError) continue;
+    const held = byField.get(fieldError.field);
+    if (!held || (held.code === 'invalid_format' && fieldError.code !== 'invalid_format')) byField.set(fieldError.field, fieldError);
   }
   return [...byField.values()];
 }
@@ -324,6 +378,8 @@ function toFieldError(error: ErrorObject): FieldError | null {
       return field('invalid_value', STORABLE_TEXT_MESSAGE);
     case 'propertyNames':
       return null; // reported by the nested error on the property name itself
+    case 'if':
+      return null; // a size limit's gate (gateBehindLimits): the guarded keyword's own error says what failed
     case 'anyOf':
     case 'oneOf':
       return field('invalid_value', 'does not match any allowed form');

@@ -74,6 +74,7 @@ export const MovementSchema = Type.Object({
 });
 
 const CalendarDate = (description: string) => Type.String({
+  maxLength: 64,
   pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
   'x-format-hint': 'must be a date written YYYY-MM-DD',
   description,

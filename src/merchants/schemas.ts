@@ -26,7 +26,7 @@ export const PartnerSchema = Type.Object({ id: Type.Integer(), name: Type.String
 /** A merchant's (or partner's) name. */
 export const MerchantName = Type.String({ minLength: 1, maxLength: 200, ...notBlank });
 export const MerchantCity = Type.String({ minLength: 1, maxLength: 100, ...notBlank, description: 'Default La Paz' });
-export const MerchantCategoryCode = Type.String({ pattern: '^[0-9]{4}$', 'x-format-hint': 'must be 4 digits', description: 'Merchant category code, 4 digits; default 5999' });
+export const MerchantCategoryCode = Type.String({ maxLength: 64, pattern: '^[0-9]{4}$', 'x-format-hint': 'must be 4 digits', description: 'Merchant category code, 4 digits; default 5999' });
 
 export const CreateMerchantBody = StrictObject({
   name: MerchantName,

@@ -78,8 +78,8 @@ export function registrationFormSchema(banks: readonly BankConfig[]) {
   return StrictObject({
     legal_name: MerchantName,
     trade_name: MerchantName,
-    tax_id: Type.String({ pattern: '^[0-9]{5,15}$', 'x-format-hint': 'must be 5 to 15 digits', description: 'NIT, the tax id' }),
-    email: Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', 'x-format-hint': 'must be an email address' }),
+    tax_id: Type.String({ maxLength: 64, pattern: '^[0-9]{5,15}$', 'x-format-hint': 'must be 5 to 15 digits', description: 'NIT, the tax id' }),
+    email: Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@][^\\s@.]*\\.[^\\s@]*[^\\s@]$', 'x-format-hint': 'must be an email address' }),
     // 7 to 15 digits, written with an optional +, spaces, hyphens and parentheses, at most 20 characters.
     phone: Type.String({
       maxLength: 20,

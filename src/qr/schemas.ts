@@ -127,7 +127,7 @@ const PaymentAmount = MoneyAmount(QR_AMOUNT_MIN_CENTAVOS, QR_AMOUNT_MAX_CENTAVOS
 });
 const PayerBank = Type.String({ minLength: 1, maxLength: 100, description: 'Payer\'s bank (default "Banco Sandbox")' });
 const PayerAccountNumber = Type.String({
-  pattern: '^[0-9]{4,30}$', 'x-format-hint': 'must be 4 to 30 digits', description: 'Payer\'s account; stored, never shown unmasked',
+  maxLength: 64, pattern: '^[0-9]{4,30}$', 'x-format-hint': 'must be 4 to 30 digits', description: 'Payer\'s account; stored, never shown unmasked',
 });
 const PayerTitular = Type.String({ minLength: 1, maxLength: 140, description: 'Payer\'s name' });
 

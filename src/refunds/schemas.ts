@@ -31,7 +31,7 @@ export const CreateRefundBody = StrictObject({
 export type CreateRefundBody = Static<typeof CreateRefundBody>;
 
 export const RefundIdParams = StrictObject({
-  id: Type.String({ pattern: '^rf_[0-9A-Za-z]{22}$', description: 'Refund id (rf_…)' }),
+  id: Type.String({ maxLength: 64, pattern: '^rf_[0-9A-Za-z]{22}$', description: 'Refund id (rf_…)' }),
 });
 
 export const ListRefundsQuery = StrictObject({

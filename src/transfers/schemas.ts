@@ -29,7 +29,7 @@ export function bankCodeSchema(banks: readonly BankConfig[]) {
 export const BankAccountNumber = Type.String({
   minLength: 1,
   maxLength: 34,
-  pattern: '^[0-9-]*[0-9][0-9-]*$',
+  pattern: '^-*[0-9][0-9-]*$',
   'x-format-hint': 'must hold only digits and hyphens, with at least one digit',
   description: 'Digits and hyphens, 1–34 characters; shown masked in every response',
   example: '20150123455678',

@@ -79,6 +79,39 @@ describe.each(databaseKinds())('hostile input on %s', (kind) => {
     });
   });
 
+  describe('oversized values (docs/security.md#oversized-input)', () => {
+    it('answers a 60,000-digit account number with one too_long, the pattern never run', async () => {
+      const body = transferBody(merchant.businessCode, { destination: { ...transferBody(merchant.businessCode).destination, account_number: '1'.repeat(60_000) } });
+      const response = await t.request('POST', '/api/v2/transfers', { apiKey: merchant.apiKey, body, headers: { 'idempotency-key': randomUUID() } });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual([{ field: 'destination.account_number', code: 'too_long', message: 'must be at most 34 characters' }]);
+    });
+
+    it('answers 12,000 event types with one too_large, not one error per item', async () => {
+      const response = await t.request('POST', '/api/v2/webhook-endpoints', { apiKey: merchant.apiKey, body: { url: 'https://shop.example/hook', events: Array(12_000).fill('x') } });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual([expect.objectContaining({ field: 'events', code: 'too_large' })]);
+      expect(response.text.length).toBeLessThan(1_000);
+    });
+
+    it('lists the first 25 of 5,000 unknown fields and says how many there were', async () => {
+      const body = { amount: 10, ...Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`typo${i}`, 1])) };
+      const response = await t.request('POST', '/api/v2/simple-qrs', { apiKey: merchant.apiKey, body });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toHaveLength(25);
+      expect(response.body.errors).toContainEqual({ field: expect.stringMatching(/^typo\d+$/), code: 'unknown_field', message: expect.any(String) });
+      expect(response.body.message).toMatch(/5,?00[01] invalid fields; the first 25 are listed/);
+      expect(response.text.length).toBeLessThan(5_000);
+    });
+
+    it('bounds the list of prototype-poisoning keys the same way', async () => {
+      const rawBody = `{"amount":10,"items":[${Array.from({ length: 400 }, () => '{"__proto__":{}}').join(',')}]}`;
+      const response = await t.request('POST', '/api/v2/simple-qrs', { apiKey: merchant.apiKey, rawBody, headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(422);
+      expect(response.body.errors.length).toBeLessThanOrEqual(25);
+    });
+  });
+
   describe('U+0000 in a string', () => {
     it('is 422 invalid_value on the field, for QR, transfer, sandbox payment, webhook, intent and operator bodies; nothing is written', async () => {
       const qrsBefore = (await t.request('GET', '/api/v2/simple-qrs', { apiKey: merchant.apiKey })).body.meta.total;

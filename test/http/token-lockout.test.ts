@@ -48,6 +48,14 @@ describe.each(databaseKinds())('wrong operator and metrics tokens on %s', (kind)
     expect((await admin(guesser, ADMIN_TOKEN)).status).toBe(429);
   });
 
+  it('spends no chance on a request that sends no token at all (a scraper set up without one)', async () => {
+    const scraper = '203.0.113.10';
+    for (let i = 0; i < TOKEN_FAILURES_ALLOWED * 2; i++) {
+      expect((await t.request('GET', '/metrics', { headers: { 'x-forwarded-for': scraper } })).status).toBe(401);
+    }
+    expect((await admin(scraper, ADMIN_TOKEN)).status).toBe(200);
+  });
+
   it('spends no chance on the right token', async () => {
     const operator = '203.0.113.9';
     for (let i = 0; i < TOKEN_FAILURES_ALLOWED * 2; i++) expect((await admin(operator, ADMIN_TOKEN)).status).toBe(200);

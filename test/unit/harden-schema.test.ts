@@ -1,6 +1,6 @@
 // The rules every request schema gets at compile time (src/kernel/validation.ts, hardenSchema).
 import { describe, expect, it } from 'vitest';
-import { hardenSchema, MAX_REQUEST_INTEGER } from '../../src/kernel/validation.ts';
+import { hardenSchema, MAX_REQUEST_INTEGER, validatorCompiler } from '../../src/kernel/validation.ts';
 
 describe('hardenSchema', () => {
   it('adds the text rule to every string and key, and a ceiling to every integer, wherever a schema sits', () => {
@@ -43,5 +43,40 @@ describe('hardenSchema', () => {
     const schema = { type: 'object', properties: { name: { type: 'string' } } };
     hardenSchema(schema);
     expect(schema).toEqual({ type: 'object', properties: { name: { type: 'string' } } });
+  });
+});
+
+describe('size limits before per-character, per-item and per-key work (gateBehindLimits)', () => {
+  const raw = (schema: object) => {
+    const validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '/' } as never) as unknown as ((data: unknown) => boolean) & { errors: Array<{ keyword: string; instancePath: string }> | null };
+    return (data: unknown) => {
+      validate(data);
+      return (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.keyword}`);
+    };
+  };
+
+  it('runs no pattern on a string over its maxLength, and still runs it within', () => {
+    const check = raw({ type: 'object', properties: { account: { type: 'string', maxLength: 34, pattern: '^[0-9]+$' } } });
+    expect(check({ account: '1'.repeat(60_000) })).toEqual(['/account maxLength']);
+    expect(check({ account: 'x'.repeat(60_000) })).toEqual(['/account maxLength']);
+    expect(check({ account: '12a' })).toContain('/account pattern');
+    expect(check({ account: '12' })).toEqual([]);
+  });
+
+  it('checks no item of an array over its maxItems, and each item within', () => {
+    const check = raw({ type: 'object', properties: { events: { type: 'array', maxItems: 3, items: { type: 'string', enum: ['a', 'b'] } } } });
+    expect(check({ events: Array(30_000).fill('zz') })).toEqual(['/events maxItems']);
+    expect(check({ events: ['a', 'zz'] })).toContain('/events/1 enum');
+  });
+
+  it('checks no key or value of an object over its maxProperties', () => {
+    const check = raw({ type: 'object', properties: { metadata: { type: 'object', maxProperties: 2, additionalProperties: { type: 'string' }, propertyNames: { maxLength: 3 } } } });
+    const many = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`long-key-${i}`, i]));
+    expect(check({ metadata: many })).toEqual(['/metadata maxProperties']);
+    expect(check({ metadata: { abcd: 1 } }).length).toBeGreaterThan(0);
+  });
+
+  it('refuses, when the app is built, a pattern without a maxLength', () => {
+    expect(() => hardenSchema({ type: 'string', pattern: '^a+$' })).toThrow(/needs a maxLength/);
   });
 });
