@@ -59,6 +59,11 @@ export interface Config {
   publicRateLimit: RateLimitConfig | null;
   /** Proxy addresses or CIDR ranges whose X-Forwarded-For is believed; empty: the socket's address is the client. */
   trustProxy: string[];
+  /** Longest a client may take to send a request's headers (HTTP_HEADERS_TIMEOUT), and the whole request (HTTP_REQUEST_TIMEOUT). */
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+  /** Open connections one client network may hold (TRUST_PROXY's addresses exempt); null: no limit. */
+  connectionsPerAddress: number | null;
   /** Bearer token /metrics asks for; null: /metrics is open (bind HOST to a private interface then). */
   metricsToken: string | null;
   role: Role;
@@ -166,6 +171,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     'RATE/s,BURST with whole numbers (e.g. 20/s,40), or off')?.limit ?? null;
   const trustProxy = read('TRUST_PROXY', '', (t) => (t === '' ? [] : addressList(t)),
     'a comma-separated list of IP addresses or CIDR ranges, e.g. 10.0.0.1,10.1.0.0/16')!;
+  const httpRequestTimeoutMs = read('HTTP_REQUEST_TIMEOUT', '30s', (t) => {
+    const ms = positiveDuration(t);
+    return ms !== null && ms >= 1_000 && ms <= 600_000 ? ms : null;
+  }, 'a duration from 1s to 10m, such as 30s');
+  const httpHeadersTimeoutMs = read('HTTP_HEADERS_TIMEOUT', '15s', (t) => {
+    const ms = positiveDuration(t);
+    return ms !== null && ms >= 1_000 && ms <= (httpRequestTimeoutMs ?? 600_000) ? ms : null;
+  }, 'a duration from 1s up to HTTP_REQUEST_TIMEOUT, such as 15s');
+  const connectionsPerAddress = read('CONNECTIONS_PER_ADDRESS', '256', (t) => (t === 'off' ? { limit: null } : wholeNumber(t, 1, 1_000_000) === null ? null : { limit: Number(t) }),
+    'a whole number from 1 to 1000000, or off')?.limit ?? null;
   const metricsToken = read('METRICS_TOKEN', '', bearerToken, TOKEN_RULE)?.token ?? null;
   const role = read('ROLE', 'all', (t) => oneOf(t, ['api', 'worker', 'all'] as const), 'api, worker or all');
   const banks = read('BANKS_FILE', '', (t) => (t === '' ? { banks: null } : banksFile(path.resolve(cwd, t))),
@@ -189,7 +204,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     encryptionKeys, encryptionKeysConfigured,
     port, host, database, databaseReplica, databaseQueryTimeoutMs, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
     refundWindowMs, onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
-    rateLimit, publicRateLimit, trustProxy, metricsToken, role, banks, logLevel,
+    rateLimit, publicRateLimit, trustProxy, httpHeadersTimeoutMs, httpRequestTimeoutMs, connectionsPerAddress, metricsToken, role, banks, logLevel,
   };
 }
 

@@ -27,6 +27,7 @@ import { completeDocument, type DocumentedRoute } from './openapi.ts';
 import { createMetricsRegistry, httpMetrics } from './metrics.ts';
 import { operationsRoutes } from './operations-routes.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { answerClientError, limitConnectionsPerAddress, serverTimeouts } from './connections.ts';
 import { attachRouteGuards } from './route-guards.ts';
 import { TokenLockout } from './token-lockout.ts';
 
@@ -80,7 +81,11 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     routerOptions: { ignoreTrailingSlash: true },
     // request.ip reads X-Forwarded-For only when the connection comes from a proxy TRUST_PROXY names.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    // Slow clients (connections.ts): the headers in 15 s, the whole request in 30 s, by default.
+    ...serverTimeouts(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs),
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (config.connectionsPerAddress !== null) limitConnectionsPerAddress(app.server, config.connectionsPerAddress, config.trustProxy);
 
   app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest('principal', null);
@@ -116,6 +121,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   attachRouteGuards(app, {
     verifier,
     tokenLockout,
+    metricsToken: config.metricsToken,
     rateLimiter: config.rateLimit ? new RateLimiter(config.rateLimit) : null,
     adminToken: config.adminToken,
     publicLimiter,
@@ -159,7 +165,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   });
   if (!options.operationsOnly) await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
 
-  await app.register(operationsRoutes, { ...context, metrics, startupGate: options.startupGate, tokenLockout });
+  await app.register(operationsRoutes, { ...context, metrics, startupGate: options.startupGate });
   if (options.operationsOnly) return app;
   if (config.adminToken) await app.register(adminRoutes, { ...context, prefix: '/admin/v1' });
   for (const routes of CAPABILITY_ROUTES) await app.register(routes, context);

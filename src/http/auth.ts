@@ -132,7 +132,9 @@ export interface AuthenticationDeps {
   /** Per key (RATE_LIMIT); null: off. */
   rateLimiter: RateLimiter | null;
   adminToken: string | null;
-  /** Wrong operator tokens lock a client network out (token-lockout.ts); always on. */
+  /** METRICS_TOKEN; null: /metrics is open. */
+  metricsToken: string | null;
+  /** Wrong operator or metrics tokens lock a client network out (token-lockout.ts); always on. */
   tokenLockout: TokenLockout;
 }
 
@@ -144,12 +146,20 @@ export interface AuthenticationDeps {
 export function authenticationHook(
   requirement: Exclude<AuthRequirement, 'none'>,
   route: FastifyContextConfig | undefined,
-  { verifier, rateLimiter, adminToken, tokenLockout }: AuthenticationDeps,
+  { verifier, rateLimiter, adminToken, metricsToken, tokenLockout }: AuthenticationDeps,
 ) {
   if (requirement === 'admin') {
     const wrongToken = () => new ApiError('ADMIN_TOKEN_INVALID');
     return async (request: FastifyRequest) => {
       const refusal = adminToken ? tokenLockout.check(request, adminToken, wrongToken) : wrongToken();
+      if (refusal) throw refusal;
+    };
+  }
+  if (requirement === 'metrics') {
+    // With METRICS_TOKEN set, only a scraper holding it reads the service's internals (the operator's 401).
+    const wrongToken = () => new ApiError('ADMIN_TOKEN_INVALID', { message: 'Send the metrics token as Authorization: Bearer <METRICS_TOKEN>.' });
+    return async (request: FastifyRequest) => {
+      const refusal = metricsToken ? tokenLockout.check(request, metricsToken, wrongToken) : undefined;
       if (refusal) throw refusal;
     };
   }

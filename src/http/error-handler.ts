@@ -36,17 +36,31 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
   if (typeof fastifyError.code === 'string' && FASTIFY_CLIENT_ERRORS[fastifyError.code]) {
     return FASTIFY_CLIENT_ERRORS[fastifyError.code]!();
   }
+  // A client that hung up while sending its body: the read fails with ECONNRESET, which from a database
+  // socket would mean an outage. Its own request says which it was.
+  if (request.raw.readableAborted) return new ApiError('MALFORMED_JSON', { message: 'The request body ended before its Content-Length.' });
+  // The docs' static files refuse a path that climbs out of their folder (`/docs/static/%2e%2e/…`) with an
+  // http-errors 403 or 404: a path that names no file, not a failure of the service.
+  if (isStaticFileRefusal(error)) return new ApiError('NOT_FOUND', { message: 'No such file.' });
   if (isDatabaseUnavailable(error)) {
     return serviceUnavailable();
   }
   return new ApiError('INTERNAL_ERROR');
 }
 
+/** An http-errors client error (a 4xx `status` with `expose`), as @fastify/static's file sender raises. */
+function isStaticFileRefusal(error: unknown): boolean {
+  const { status, expose } = error as { status?: unknown; expose?: unknown };
+  return expose === true && typeof status === 'number' && status >= 400 && status < 500;
+}
+
 export async function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(error, request);
+  // A client that hung up mid-body is left to read nothing; no error of the service's either.
+  if (request.raw.readableAborted) request.log.info({ status: apiError.status }, 'request abandoned: the client closed the connection while sending its body');
   // A 500 is a defect, logged as an error. A 503 is the database being away, which its own background
   // errors already report: each request it turns away is a warning, or an outage would flood the log.
-  if (apiError.status === 503) request.log.warn({ error: describeError(error), status: 503 }, 'request turned away: database unavailable');
+  else if (apiError.status === 503) request.log.warn({ error: describeError(error), status: 503 }, 'request turned away: database unavailable');
   else if (apiError.status >= 500) request.log.error({ error: describeError(error), status: apiError.status }, 'request failed');
   for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
   // A person on a hosted page gets a page in their language; the same status and headers (Retry-After).

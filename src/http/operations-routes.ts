@@ -2,22 +2,17 @@
 import { Type } from '@sinclair/typebox';
 import type { Registry } from 'prom-client';
 import type { AppContext, CapabilityRoutes } from '../context.ts';
-import { ApiError, serviceUnavailable } from '../kernel/errors.ts';
+import { serviceUnavailable } from '../kernel/errors.ts';
 import { errorResponses } from '../kernel/schemas.ts';
-import type { TokenLockout } from './token-lockout.ts';
-
-const wrongMetricsToken = () => new ApiError('ADMIN_TOKEN_INVALID', { message: 'Send the metrics token as Authorization: Bearer <METRICS_TOKEN>.' });
 
 export interface OperationsOptions extends AppContext {
   /** The registry /metrics serves (shared with the background jobs in one process). */
   metrics: Registry;
   /** Closed until the database is migrated: /readyz answers 503 meanwhile. */
   startupGate?: { readonly isOpen: boolean };
-  /** Shared with the operator API: wrong tokens of either lock a client network out of both. */
-  tokenLockout: TokenLockout;
 }
 
-export const operationsRoutes: CapabilityRoutes<OperationsOptions> = async (app, { config, db, metrics, startupGate, tokenLockout }) => {
+export const operationsRoutes: CapabilityRoutes<OperationsOptions> = async (app, { db, metrics, startupGate }) => {
   app.get('/healthz', {
     schema: {
       tags: ['operations'],
@@ -45,10 +40,8 @@ export const operationsRoutes: CapabilityRoutes<OperationsOptions> = async (app,
 
   app.get('/metrics', {
     schema: { tags: ['operations'], summary: 'Prometheus metrics', hide: true },
-  }, async (request, reply) => {
-    // With METRICS_TOKEN set, only a scraper holding it reads the service's internals (the operator's 401).
-    const refusal = config.metricsToken ? tokenLockout.check(request, config.metricsToken, wrongMetricsToken) : undefined;
-    if (refusal) throw refusal;
+    config: { auth: 'metrics' }, // METRICS_TOKEN, when set (src/http/auth.ts)
+  }, async (_request, reply) => {
     reply.type(metrics.contentType);
     return metrics.metrics();
   });

@@ -5,6 +5,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyReques
 import { isUuidV4 } from '../idempotency/service.ts';
 import { clientNetworkOf } from '../ip.ts';
 import { ApiError, serviceUnavailable, validationError } from '../kernel/errors.ts';
+import { BEARER_TOKEN_REQUIREMENTS, type AuthRequirement } from '../kernel/principal.ts';
 import { StrictObject } from '../kernel/schemas.ts';
 import { unknownFieldErrors } from '../kernel/validation.ts';
 import { authenticationHook, type AuthenticationDeps } from './auth.ts';
@@ -54,6 +55,22 @@ function forbidCaching(_request: FastifyRequest, reply: FastifyReply, done: () =
   done();
 }
 
+/**
+ * An answer that depends on who asked is the asker's alone: no shared cache keeps it (a proxy that cached
+ * one merchant's balance could serve it to the next), and any cache keys it by the credential. Where an
+ * ETag lets the client revalidate (a QR's long poll), its own cache may keep it but must ask each time.
+ * Set before authentication, so the 401s and 429s carry it too.
+ */
+function privateAnswers(requirement: AuthRequirement, routeConfig: FastifyContextConfig | undefined) {
+  const cacheControl = routeConfig?.etag ? 'private, no-cache' : 'no-store';
+  const vary = BEARER_TOKEN_REQUIREMENTS.has(requirement) ? 'Authorization' : 'X-API-KEY';
+  return (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    reply.header('Cache-Control', cacheControl);
+    reply.header('Vary', vary);
+    done();
+  };
+}
+
 export function attachRouteGuards(app: FastifyInstance, deps: RouteGuardDeps): void {
   const { publicLimiter, startupGate: gate } = deps;
   const limitByAddress = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
@@ -72,8 +89,9 @@ export function attachRouteGuards(app: FastifyInstance, deps: RouteGuardDeps): v
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const readsBody = methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS');
     const operational = OPERATIONAL_PATH.test(route.url);
-    // Hooks are prepended: the last added runs first (gate → address limit → authentication → no-store).
+    // Hooks are prepended: the last added runs first (gate → address limit → private → authentication → no-store).
     if (requirement !== 'none') route.onRequest = [authenticationHook(requirement, routeConfig, deps), ...hooksOf(route.onRequest)];
+    if (requirement !== 'none') route.onRequest = [privateAnswers(requirement, routeConfig), ...hooksOf(route.onRequest)];
     if (routeConfig?.showsSecret) route.onRequest = [...hooksOf(route.onRequest), forbidCaching];
     // Without a key (hosted pages, their status and form posts), each client network has its own bucket.
     if (requirement === 'none' && publicLimiter && !operational) route.onRequest = [limitByAddress, ...hooksOf(route.onRequest)];

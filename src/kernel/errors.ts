@@ -3,6 +3,7 @@
 // reference's column: the table in docs/ is generated from this one (`npm run docs:errors`).
 
 export const ERROR_CATALOGUE = {
+  MALFORMED_REQUEST: { status: 400, type: 'invalid_request_error', message: 'The request is not valid HTTP.', when: 'bytes the HTTP parser cannot read as a request (answered before any route; the connection is closed)' },
   MALFORMED_JSON: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.', when: 'the body is not valid JSON, is nested deeper than 32 levels, or does not match its `Content-Length`' },
   IDEMPOTENCY_KEY_MISSING: { status: 400, type: 'invalid_request_error', message: 'This request needs an Idempotency-Key header (a UUID v4).', when: 'the route requires an `Idempotency-Key` header and none was sent' },
   IDEMPOTENCY_KEY_INVALID: { status: 400, type: 'invalid_request_error', message: 'The Idempotency-Key header must be a UUID v4.', when: 'the `Idempotency-Key` header is not a UUID v4' },
@@ -23,8 +24,10 @@ export const ERROR_CATALOGUE = {
   TRANSFER_NOT_CANCELABLE: { status: 409, type: 'business_logic_error', message: 'Only a PENDING transfer can be canceled.', when: 'cancel of a transfer that is no longer `PENDING`' },
   REFUND_EXCEEDS_PAYMENT: { status: 409, type: 'business_logic_error', message: 'The refund is more than what is left to refund of the payment.', when: 'a refund for more than what is left to refund of its payment' },
   REFUND_WINDOW_CLOSED: { status: 409, type: 'business_logic_error', message: 'The payment is older than the refund window.', when: 'a refund of a payment older than `REFUND_WINDOW`' },
+  REQUEST_TIMEOUT: { status: 408, type: 'invalid_request_error', message: 'The request did not arrive in time.', when: 'a request whose headers took longer than `HTTP_HEADERS_TIMEOUT` (15 s) or whose whole body took longer than `HTTP_REQUEST_TIMEOUT` (30 s) to arrive (the connection is closed)' },
   PAYLOAD_TOO_LARGE: { status: 413, type: 'invalid_request_error', message: 'The request body is too large (at most 64 KiB; 8 KiB for a hosted page\'s form).', when: 'the body is larger than 64 KiB (8 KiB for a hosted form post)' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, type: 'invalid_request_error', message: 'Send the body as application/json (a hosted page takes a form post).', when: 'a body that is not `application/json` (on hosted pages: not a form post)' },
+  HEADERS_TOO_LARGE: { status: 431, type: 'invalid_request_error', message: 'The request headers are too large.', when: 'request headers larger than Node\'s limit (16 KiB; the connection is closed)' },
   VALIDATION_FAILED: { status: 422, type: 'validation_error', message: 'The request has invalid fields; see errors.', when: 'one or more fields or query parameters are wrong; see `errors`' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, type: 'idempotency_error', message: 'This Idempotency-Key was used with a different request body.', when: 'the `Idempotency-Key` was used before with a different request' },
   RATE_LIMITED: { status: 429, type: 'rate_limit_error', message: 'Too many requests for this API key; retry after the time in Retry-After.', when: 'over the rate limit of the key, or of the client address on routes without a key; see `Retry-After`' },

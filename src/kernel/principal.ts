@@ -10,7 +10,10 @@ export type Principal =
   | { kind: 'partner'; keyId: number; keyPrefix: string; partnerId: number };
 
 /** Who may call a route. */
-export type AuthRequirement = 'none' | 'merchant' | 'partner' | 'merchant_or_partner' | 'admin';
+export type AuthRequirement = 'none' | 'merchant' | 'partner' | 'merchant_or_partner' | 'admin' | 'metrics';
+
+/** The requirements met by a bearer token of the configuration (ADMIN_TOKEN, METRICS_TOKEN) rather than an API key. */
+export const BEARER_TOKEN_REQUIREMENTS: ReadonlySet<AuthRequirement> = new Set(['admin', 'metrics']);
 
 /** The idempotency scope of a caller: the merchant of a key, or the partner of a master key. */
 export function callerScope(principal: Principal): string {

@@ -66,8 +66,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
       waitSeconds: request.query.wait,
     });
     const answer = pending instanceof Promise ? await pending : pending;
-    reply.header('ETag', answer.etag);
-    reply.header('Cache-Control', 'no-cache');
+    reply.header('ETag', answer.etag); // Cache-Control: private, no-cache, from the route's etag option (src/http/route-guards.ts)
     if (answer.notModified) return reply.code(304).send(undefined as unknown as null); // no body, no Content-Length: 4 for "null"
     return reply.type('application/json; charset=utf-8').send(answer.json as unknown as QrView);
   });

@@ -96,8 +96,34 @@ describe.each(databaseKinds())('secrets and metrics on %s', (kind) => {
       expect(response.status, name).toBeLessThan(300);
       expect(response.headers.get('cache-control'), name).toBe('no-store');
     }
-    const listing = await t.request('GET', '/api/v2/webhook-endpoints', { apiKey: merchant.body.api_key });
-    expect(listing.headers.get('cache-control')).toBeNull();
+  });
+
+  it('keeps every authenticated answer out of shared caches, keyed by the credential, errors included', async () => {
+    const merchant = await t.createMerchant();
+    const document = (await t.request('GET', '/openapi.json')).body;
+    const operations = Object.entries<Record<string, { security?: Array<Record<string, unknown>> }>>(document.paths)
+      .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })))
+      .filter(({ method, operation }) => method === 'get' && operation.security?.length);
+    expect(operations.length).toBeGreaterThan(15);
+    for (const { path, operation } of operations) {
+      const byAdmin = operation.security!.some((scheme) => 'adminToken' in scheme);
+      const url = path.replace(/\{[^}]+\}/g, '1');
+      const answer = await t.request('GET', url, byAdmin ? {} : { apiKey: merchant.apiKey });
+      expect(answer.headers.get('cache-control'), `${url} → ${answer.status}`).toMatch(/^(no-store|private, no-cache)$/);
+      expect(answer.headers.get('vary'), url).toBe(byAdmin ? 'Authorization' : 'X-API-KEY');
+      const refused = await t.request('GET', url, byAdmin ? { adminToken: null } : {});
+      expect(refused.status, url).toBe(401);
+      expect(refused.headers.get('cache-control'), `${url} → 401`).toMatch(/^(no-store|private, no-cache)$/);
+    }
+    // A QR's long poll revalidates with its ETag: the caller's own cache may keep it, asking each time.
+    const qr = await t.request('POST', '/api/v2/simple-qrs', { apiKey: merchant.apiKey, body: { business_code: merchant.businessCode, amount: 5 } });
+    const read = await t.request('GET', `/api/v2/simple-qrs/${qr.body.id}`, { apiKey: merchant.apiKey });
+    expect(read.headers.get('cache-control')).toBe('private, no-cache');
+    expect(read.headers.get('etag')).toBeTruthy();
+    const scraped = await t.request('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect([scraped.headers.get('cache-control'), scraped.headers.get('vary')]).toEqual(['no-store', 'Authorization']);
+    // A public answer is not marked: the hosted pages and their status set their own.
+    expect((await t.request('GET', '/healthz')).headers.get('vary')).toBeNull();
   });
 
   it('sends no-store with the onboarding done page that shows the first key', async () => {
