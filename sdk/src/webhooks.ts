@@ -19,8 +19,16 @@ export function webhookEndpoints(api: Api) {
     delete: async (id: string, options: CallOptions = {}): Promise<void> => {
       await unwrap(api.DELETE('/api/v2/webhook-endpoints/{id}', { params: { path: { id } }, signal: options.signal }));
     },
-    rotateSecret: (id: string, options: CallOptions = {}) =>
-      unwrap(api.POST('/api/v2/webhook-endpoints/{id}/rotate-secret', { params: { path: { id } }, signal: options.signal })),
+    /**
+     * A new secret; for 24 hours deliveries are signed with the previous one too, unless
+     * `expirePreviousNow` (a leaked secret) stops it at once.
+     */
+    rotateSecret: (id: string, options: CallOptions & { expirePreviousNow?: boolean } = {}) =>
+      unwrap(api.POST('/api/v2/webhook-endpoints/{id}/rotate-secret', {
+        params: { path: { id } },
+        body: options.expirePreviousNow ? { expire_previous_now: true } : {},
+        signal: options.signal,
+      })),
   };
 }
 

@@ -69,7 +69,10 @@ export async function handleError(this: unknown, error: unknown, request: Fastif
 }
 
 export async function handleNotFound(request: FastifyRequest, reply: FastifyReply) {
-  const error = new ApiError('NOT_FOUND', { message: `No route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}.` });
+  // The path only: an absolute-form request line (`GET http://evil.example/x HTTP/1.1`) names a host the
+  // answer must not repeat.
+  const path = (request.url.split('?')[0] ?? '').replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+  const error = new ApiError('NOT_FOUND', { message: `No route ${request.method} ${path.slice(0, 200)}.` });
   return reply.code(error.status).send(error.toBody());
 }
 

@@ -87,4 +87,11 @@ describe.each(databaseKinds())('hosted pages answering an absolute-form request 
     expect(refused.raw).not.toContain('evil.example');
     expect(languageLinks(refused.raw)).toEqual([`/checkout/pay/${token}?lang=en`]);
   });
+
+  it('the API\'s not-found answer names the path only, not the request line\'s host', async () => {
+    const unknown = await rawRequest(port, `GET ${HOSTILE}/api/v2/nothing-here HTTP/1.1`, { accept: 'application/json' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.raw).toContain('No route GET /api/v2/nothing-here.');
+    expect(unknown.raw).not.toContain('evil.example');
+  });
 });

@@ -211,6 +211,8 @@ describe.each(databaseKinds())('the SDK on %s', (kind) => {
       expect(updated.description).toBe('shop');
       const rotated = await client.webhookEndpoints.rotateSecret(endpoint.id);
       expect(rotated.secret).not.toBe(endpoint.secret);
+      const leaked = await client.webhookEndpoints.rotateSecret(endpoint.id, { expirePreviousNow: true });
+      expect(leaked.secret).not.toBe(rotated.secret);
       await client.webhookEndpoints.delete(endpoint.id);
       expect(await client.webhookEndpoints.get(endpoint.id).catch((e: unknown) => e)).toMatchObject({ code: 'NOT_FOUND' });
       const events = await client.events.list({ type: 'simple_qr.payment_received', per_page: 1 });
