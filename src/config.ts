@@ -22,6 +22,31 @@ export interface RateLimitConfig {
   burst: number;
 }
 
+/** Banco Económico's API Market (RAIL=baneco; docs/rails.md): where it is and what it issued to the platform. */
+export interface BanecoConfig {
+  /** Base URL of the bank's gateway, ending in `/`. */
+  url: string;
+  user: string;
+  /** Kept in clear only in memory; sent encrypted. */
+  password: string;
+  /** The 32-character key of the bank's AES fields. */
+  aesKey: string;
+  /** The platform's account at the bank: QR payments are credited to it, pay-outs debited from it. */
+  account: string;
+  /** The secret path segment of the bank's callbacks. */
+  callbackSecret: string;
+  branchCode: string | null;
+  qrDueDays: number;
+  pollIntervalMs: number;
+  batchIntervalMs: number;
+  amlSource: string;
+  amlDestination: string;
+  timeoutMs: number;
+}
+
+/** The rail: how money enters and leaves (RAIL). */
+export type RailConfig = { kind: 'sandbox' } | { kind: 'baneco'; baneco: BanecoConfig };
+
 /** A bank a transfer may be sent to (GET /api/v2/banks). */
 export interface BankConfig {
   bankCode: number;
@@ -41,6 +66,8 @@ export interface Config {
   /** PostgreSQL: longest a statement of a request or job may wait for its answer before it fails as unavailable (503). */
   databaseQueryTimeoutMs: number;
   mode: Mode;
+  /** The rail (RAIL): `sandbox`, the pretend bank, or a real bank's API. */
+  rail: RailConfig;
   publicBaseUrl: string;
   /** Bearer token of the operator API; null disables `/admin/v1` (404). */
   adminToken: string | null;
@@ -102,7 +129,8 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 /** Variables that may hold a secret (a token, a password in a URL): a wrong value is named, never echoed. */
-const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'METRICS_TOKEN', 'ENCRYPTION_KEYS']);
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'METRICS_TOKEN', 'ENCRYPTION_KEYS',
+  'BANECO_USER', 'BANECO_PASSWORD', 'BANECO_AES_KEY', 'BANECO_ACCOUNT', 'BANECO_CALLBACK_SECRET']);
 
 /** Reads and validates the environment; throws ConfigError listing every wrong variable, one line each. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
@@ -137,6 +165,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     return ms !== null && ms <= 600_000 ? ms : null;
   }, 'a duration from 1ms to 10m, such as 15s');
   const mode = read('MODE', 'sandbox', (t) => oneOf(t, ['sandbox', 'live'] as const), 'sandbox or live');
+  const railKind = read('RAIL', 'sandbox', (t) => oneOf(t, ['sandbox', 'baneco'] as const), 'sandbox or baneco');
+  const problemsBeforeRail = problems.length;
+  const rail: RailConfig = railKind === 'baneco' ? { kind: 'baneco', baneco: readBaneco(read, problems, env) } : { kind: 'sandbox' };
+  // The bank's client and simulator are being built (docs/rails.md, "Where it stands"); until the rail's
+  // jobs and callbacks are in, a service that took RAIL=baneco would take no money while claiming to.
+  if (railKind === 'baneco' && problems.length === problemsBeforeRail) {
+    problems.push('RAIL=baneco is not runnable in this version yet: the Banco Económico rail is under construction (docs/rails.md); use RAIL=sandbox');
+  }
   const publicBaseUrl = read('PUBLIC_BASE_URL', `http://localhost:${port ?? 3000}`, baseUrl,
     'an absolute http(s) URL without query or fragment, e.g. https://pay.example.com');
   const adminToken = read('ADMIN_TOKEN', '', bearerToken, TOKEN_RULE)?.token ?? null;
@@ -201,10 +237,46 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
-    encryptionKeys, encryptionKeysConfigured,
+    encryptionKeys, encryptionKeysConfigured, rail,
     port, host, database, databaseReplica, databaseQueryTimeoutMs, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
     refundWindowMs, onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
     rateLimit, publicRateLimit, trustProxy, httpHeadersTimeoutMs, httpRequestTimeoutMs, connectionsPerAddress, metricsToken, role, banks, logLevel,
+  };
+}
+
+type Read = <T>(name: string, fallback: string, parse: (text: string) => T | null, allowed: string) => T;
+
+/** The BANECO_* variables of RAIL=baneco: each required one missing is a problem naming it, never its value. */
+function readBaneco(read: Read, problems: string[], env: Env): BanecoConfig {
+  const required = (name: string, parse: (text: string) => string | null, allowed: string): string => {
+    if ((env[name] ?? '').trim() === '') {
+      problems.push(`${name} is required with RAIL=baneco: ${allowed}`);
+      return '';
+    }
+    return read(name, '', parse, allowed);
+  };
+  const duration = (name: string, fallback: string, maxMs: number, allowed: string) => read(name, fallback, (t) => {
+    const ms = positiveDuration(t);
+    return ms !== null && ms <= maxMs ? ms : null;
+  }, allowed);
+  return {
+    url: required('BANECO_URL', (t) => {
+      const base = baseUrl(t);
+      return base !== null && t.endsWith('/') ? `${base}/` : null;
+    }, 'the http(s) base URL of the bank\'s gateway, ending in / (e.g. https://apimktdesa.baneco.com.bo/ApiGateway/)'),
+    user: required('BANECO_USER', (t) => (t.length <= 200 ? t : null), 'the user name the bank issued'),
+    password: required('BANECO_PASSWORD', (t) => (t.length <= 200 ? t : null), 'the password the bank issued'),
+    aesKey: required('BANECO_AES_KEY', (t) => (/^[\x21-\x7e]{32}$/.test(t) ? t : null), 'the 32-character key the bank issued for its AES fields'),
+    account: required('BANECO_ACCOUNT', (t) => (/^[0-9][0-9-]{0,33}$/.test(t) ? t : null), 'the platform\'s account number at the bank (digits and hyphens)'),
+    callbackSecret: required('BANECO_CALLBACK_SECRET', (t) => (/^[A-Za-z0-9_-]{32,128}$/.test(t) ? t : null),
+      'at least 32 URL-safe characters (A-Z a-z 0-9 _ -), the secret path segment of the bank\'s callbacks'),
+    branchCode: read('BANECO_BRANCH_CODE', '', (t) => (t === '' ? { code: null } : t.length <= 5 ? { code: t } : null), 'unset, or at most 5 characters')?.code ?? null,
+    qrDueDays: read('BANECO_QR_DUE_DAYS', '365', (t) => wholeNumber(t, 1, 3650), 'a whole number of days from 1 to 3650'),
+    pollIntervalMs: duration('BANECO_POLL_INTERVAL', '30s', 3_600_000, 'a duration from 1ms to 1h, such as 30s'),
+    batchIntervalMs: duration('BANECO_BATCH_INTERVAL', '60s', 86_400_000, 'a duration from 1ms to 1d, such as 60s'),
+    amlSource: read('BANECO_AML_SOURCE', 'Cobros QR de comercios', (t) => (t.length <= 200 ? t : null), 'at most 200 characters'),
+    amlDestination: read('BANECO_AML_DESTINATION', 'Pago a comercio', (t) => (t.length <= 200 ? t : null), 'at most 200 characters'),
+    timeoutMs: duration('BANECO_TIMEOUT', '10s', 120_000, 'a duration from 1ms to 2m, such as 10s'),
   };
 }
 

@@ -126,6 +126,32 @@ describe('ENCRYPTION_KEYS', () => {
   });
 });
 
+describe('RAIL and the BANECO_* variables', () => {
+  const BANECO = {
+    RAIL: 'baneco', BANECO_URL: 'http://127.0.0.1:3900/ApiGateway/', BANECO_USER: 'plataforma', BANECO_PASSWORD: 'clave-del-banco',
+    BANECO_AES_KEY: '40A318B299F245C2B697176723088629', BANECO_ACCOUNT: '1041070599', BANECO_CALLBACK_SECRET: 'c'.repeat(32),
+  };
+
+  it('defaults to the sandbox rail', () => {
+    expect(loadConfig({}, '/srv/mps').rail).toEqual({ kind: 'sandbox' });
+  });
+
+  it('names each missing or malformed BANECO_* variable in one line, never its value', () => {
+    const error = configErrorOf({ ...BANECO, BANECO_URL: 'http://bank/no-slash', BANECO_AES_KEY: 'short-secret-key', BANECO_PASSWORD: '', BANECO_BRANCH_CODE: '123456' });
+    expect(error.problems).toEqual([
+      expect.stringMatching(/^BANECO_URL=.* is not valid: .*ending in \//),
+      expect.stringMatching(/^BANECO_PASSWORD is required with RAIL=baneco/),
+      expect.stringMatching(/^BANECO_AES_KEY=\(value hidden\) is not valid/),
+      expect.stringMatching(/^BANECO_BRANCH_CODE=.* is not valid/),
+    ]);
+    expect(error.message).not.toContain('short-secret-key');
+  });
+
+  it('refuses, for now, a complete RAIL=baneco: the rail is not runnable in this version yet', () => {
+    expect(configErrorOf(BANECO).problems).toEqual([expect.stringContaining('RAIL=baneco is not runnable in this version yet')]);
+  });
+});
+
 describe('ADMIN_TOKEN and METRICS_TOKEN', () => {
   it.each(['ADMIN_TOKEN', 'METRICS_TOKEN'])('%s: refuses 31 characters in one line naming it without echoing it, and takes 32', (name) => {
     const error = configErrorOf({ [name]: 'a'.repeat(31) });
