@@ -7,6 +7,7 @@ import type { Database, LaggingReads } from './db/database.ts';
 import type { SecretBox } from './kernel/secret-box.ts';
 import type { MerchantDisplayCache } from './merchants/display-cache.ts';
 import type { PaymentPurposes } from './qr/purposes.ts';
+import type { Rail } from './rails/rail.ts';
 import type { Clock } from './time.ts';
 
 /** What the composition root starts from: the rest of the context is made from these. */
@@ -30,6 +31,17 @@ export interface AppContext extends BaseContext {
   merchantDisplays: MerchantDisplayCache;
   /** Seals and opens the secrets the service stores (ENCRYPTION_KEYS; kernel/secret-box.ts). */
   secrets: SecretBox;
+  /**
+   * The rail RAIL names, built once here (docs/rails.md); null while a live service has no bank rail, so
+   * transfers and refunds wait PENDING and nothing pretends to move money.
+   */
+  rail: Rail | null;
+}
+
+/** The sandbox's helpers (pretend payments, advance) exist only in MODE=sandbox on the sandbox rail. */
+export function sandboxHelpersOf(context: Pick<AppContext, 'config' | 'rail'>) {
+  const { rail, config } = context;
+  return config.mode === 'sandbox' && rail?.sandboxPayer ? { rail, payer: rail.sandboxPayer } : null;
 }
 
 /** A capability's routes: a typed plugin registered by the composition root (src/http/app.ts). */

@@ -3,13 +3,12 @@
 // schema out. The routes own the lifetimes of the render pool and the read model (started with the app,
 // stopped with it); the machinery lives in png.ts and read-model.ts.
 import { Type } from '@sinclair/typebox';
-import type { CapabilityRoutes } from '../context.ts';
+import { sandboxHelpersOf, type CapabilityRoutes } from '../context.ts';
 import { merchantOf } from '../kernel/principal.ts';
 import { idempotencyScopeOf, sendIdempotentResult } from '../idempotency/http.ts';
 import { pageBody, pageRequest } from '../kernel/pagination.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import { RenderPool } from './png.ts';
-import { sandboxRail } from './rail.ts';
 import {
   CreateQrBody, GetQrQuery, ListPaymentsQuery, ListQrsQuery, PaymentPageSchema, PaymentSchema, QrIdParams, QrPageSchema,
   QrSchema, SandboxPaymentBody, type QrView,
@@ -119,8 +118,9 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
     return pageBody(page, await qrs.listPaymentsOfQr(db, businessCode, request.params.id, page), toPaymentView);
   });
 
-  // Sandbox endpoints exist only in MODE=sandbox; in live mode the path is simply not found (404).
-  if (config.mode === 'sandbox') {
+  // Sandbox endpoints exist only in MODE=sandbox on the sandbox rail; elsewhere the path is not found (404).
+  const sandbox = sandboxHelpersOf(context);
+  if (sandbox) {
     app.post('/api/v2/sandbox/simple-qrs/:id/payments', {
       config: { auth: 'merchant', terminal: true },
       schema: {
@@ -133,7 +133,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
     }, async (request, reply) => {
       const businessCode = merchantOf(request.principal);
       const body = request.body;
-      const notice = sandboxRail.toNotice({
+      const notice = sandbox.payer.toNotice({
         qrId: request.params.id,
         businessCode,
         amountCentavos: qrs.qrAmountCentavos(body.amount),

@@ -16,7 +16,7 @@ import { centavosToAmount, formatCentavos, validatedCentavos, type Centavos } fr
 import { buildEmvPayload } from './emv.ts';
 import { parseExpiration } from './expiration.ts';
 import { renderQrDataUri } from './png.ts';
-import { sandboxRail, type PaymentNotice, type PaymentRail, type SandboxPaymentInput } from './rail.ts';
+import type { PaymentNotice } from '../rails/pay-in.ts';
 import { QR_AMOUNT_BOUNDS, type CreateQrBody } from './schemas.ts';
 import { effectiveState } from './state.ts';
 import * as store from './store.ts';
@@ -439,11 +439,6 @@ export async function addRefunded(tx: Transaction, paymentId: number, deltaCenta
   const payment = await store.addRefunded(tx, paymentId, deltaCentavos);
   if (!payment) throw new ApiError('REFUND_EXCEEDS_PAYMENT');
   return payment;
-}
-
-/** The payment rail of this mode: the sandbox rail in MODE=sandbox; live has none yet, so refunds wait PENDING. */
-export function paymentRailFor(config: Pick<Config, 'mode'>): PaymentRail<SandboxPaymentInput> | null {
-  return config.mode === 'sandbox' ? sandboxRail : null;
 }
 
 function isUuid(text: string): boolean {

@@ -1,19 +1,19 @@
 // Refund routes (docs/api-reference.md#refunds) and the sandbox helpers for refunds and late payments.
 // HTTP only: schema in, one service call, schema out.
 import { Type } from '@sinclair/typebox';
-import type { CapabilityRoutes } from '../context.ts';
+import { sandboxHelpersOf, type CapabilityRoutes } from '../context.ts';
 import { requiredIdempotencyScopeOf, sendIdempotentResult } from '../idempotency/http.ts';
 import { pageBody, pageRequest } from '../kernel/pagination.ts';
 import { merchantOf } from '../kernel/principal.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
 import { PaymentSchema, QrIdParams, SandboxPaymentBody } from '../qr/schemas.ts';
-import { paymentRailFor, qrAmountCentavos } from '../qr/service.ts';
+import { qrAmountCentavos } from '../qr/service.ts';
 import { AdvanceRefundBody, CreateRefundBody, ListRefundsQuery, RefundIdParams, RefundPageSchema, RefundSchema } from './schemas.ts';
 import * as refunds from './service.ts';
 import { toRefundResource } from './views.ts';
 
 export const refundRoutes: CapabilityRoutes = async (app, context) => {
-  const { config, db, replica, clock } = context;
+  const { db, replica, clock } = context;
   const tags = ['refunds'];
   const security = [{ apiKey: [] }];
 
@@ -58,9 +58,9 @@ export const refundRoutes: CapabilityRoutes = async (app, context) => {
     return pageBody(page, await refunds.listRefunds(replica, filter, page), toRefundResource);
   });
 
-  // Sandbox helpers exist only in MODE=sandbox; in live mode the paths are not found (404).
-  const rail = paymentRailFor(config);
-  if (config.mode === 'sandbox' && rail) {
+  // Sandbox helpers exist only in MODE=sandbox on the sandbox rail; elsewhere the paths are not found (404).
+  const sandbox = sandboxHelpersOf(context);
+  if (sandbox) {
     app.post('/api/v2/sandbox/refunds/:id/advance', {
       config: { auth: 'merchant' },
       schema: {
@@ -73,7 +73,7 @@ export const refundRoutes: CapabilityRoutes = async (app, context) => {
     }, async (request) => {
       const businessCode = merchantOf(request.principal);
       const { to, failure_code: failureCode } = request.body;
-      return toRefundResource(await db.transaction((tx) => refunds.advanceRefund(tx, rail, businessCode, request.params.id, { to, failureCode }, clock.now())));
+      return toRefundResource(await db.transaction((tx) => refunds.advanceRefund(tx, sandbox.rail.refunds, businessCode, request.params.id, { to, failureCode }, clock.now())));
     });
 
     app.post('/api/v2/sandbox/simple-qrs/:id/late-payments', {
@@ -91,7 +91,7 @@ export const refundRoutes: CapabilityRoutes = async (app, context) => {
       },
     }, async (request, reply) => {
       const body = request.body;
-      const notice = rail.toNotice({
+      const notice = sandbox.payer.toNotice({
         qrId: request.params.id,
         businessCode: merchantOf(request.principal),
         amountCentavos: qrAmountCentavos(body.amount),

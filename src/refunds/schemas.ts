@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageSchema, PaginationQueryProperties } from '../kernel/pagination.ts';
 import { MoneyAmount, PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
-import { REFUND_FAILURE_CODES } from '../qr/rail.ts';
+import { RAIL_FAILURE_CODES } from '../rails/failures.ts';
 
 export const REFUND_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
@@ -43,7 +43,7 @@ export const ListRefundsQuery = StrictObject({
 /** Sandbox advance helper: the rail pays the refund (COMPLETED) or cannot (FAILED). */
 export const AdvanceRefundBody = StrictObject({
   to: StringEnum(['COMPLETED', 'FAILED'] as const),
-  failure_code: Type.Optional(StringEnum(REFUND_FAILURE_CODES, { description: 'With to: FAILED; default ACCOUNT_CLOSED' })),
+  failure_code: Type.Optional(StringEnum(RAIL_FAILURE_CODES, { description: 'With to: FAILED; default ACCOUNT_CLOSED' })),
 });
 
 export const RefundSchema = Type.Object({
@@ -56,7 +56,7 @@ export const RefundSchema = Type.Object({
   status: StringEnum(REFUND_STATUSES),
   reason: StringEnum(REFUND_REASONS, { description: 'qr_not_payable: the service refunded a late payment by itself' }),
   description: Type.Union([Type.String(), Type.Null()]),
-  failure_code: Type.Union([StringEnum(REFUND_FAILURE_CODES), Type.Null()]),
+  failure_code: Type.Union([StringEnum(RAIL_FAILURE_CODES), Type.Null()]),
   destination: Type.Object({
     source_bank: Type.String(),
     account_number: Type.String({ description: 'The payer\'s account, masked', example: '**********4321' }),

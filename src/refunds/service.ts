@@ -13,7 +13,9 @@ import { ApiError, notFound, validationError } from '../kernel/errors.ts';
 import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
 import * as ledger from '../ledger/service.ts';
 import { centavos, formatCentavos, validatedCentavos, type Centavos } from '../money.ts';
-import type { PaymentNotice, PaymentRail, RefundFailureCode, RefundReport } from '../qr/rail.ts';
+import type { PaymentNotice, RefundRail, RefundReport } from '../rails/pay-in.ts';
+import type { RailFailureCode } from '../rails/failures.ts';
+import { railKey } from '../rails/keys.ts';
 import * as qrs from '../qr/service.ts';
 import type { PaymentRow } from '../qr/store.ts';
 import { toPaymentView } from '../qr/views.ts';
@@ -28,7 +30,7 @@ export type { RefundRow } from './store.ts';
 export const CREATE_REFUND_ROUTE = 'POST /api/v2/refunds';
 
 /** Failure code when the advance helper fails a refund without saying why. */
-const DEFAULT_FAILURE_CODE: RefundFailureCode = 'ACCOUNT_CLOSED';
+const DEFAULT_FAILURE_CODE: RailFailureCode = 'ACCOUNT_CLOSED';
 
 /** The validated request in canonical form (amount in centavos): what the idempotency fingerprint hashes. */
 export interface CreateRefundRequest {
@@ -179,10 +181,10 @@ export async function listRefunds(
  */
 export async function advanceRefund(
   tx: Transaction,
-  rail: PaymentRail<unknown>,
+  rail: RefundRail,
   businessCode: number,
   id: string,
-  target: { to: 'COMPLETED' | 'FAILED'; failureCode?: RefundFailureCode },
+  target: { to: 'COMPLETED' | 'FAILED'; failureCode?: RailFailureCode },
   now: Date,
 ): Promise<RefundRow> {
   if (target.failureCode !== undefined && target.to !== 'FAILED') {
@@ -204,7 +206,7 @@ export async function advanceRefund(
  * number of processes can run it), asks the rail to pay it, and applies the answer in the same
  * transaction. False when nothing is due.
  */
-export async function settleOneDueRefund(db: Database, rail: PaymentRail<unknown>, delayMs: number, now: Date): Promise<boolean> {
+export async function settleOneDueRefund(db: Database, rail: RefundRail, delayMs: number, now: Date): Promise<boolean> {
   return db.transaction(async (tx) => {
     const row = await store.claimDueRefund(tx, new Date(now.getTime() - delayMs));
     if (!row) return false;
@@ -240,7 +242,7 @@ function lostTransition(row: RefundRow, to: RefundStatus): Error {
 
 function refundOrderOf(row: RefundRow) {
   return {
-    idempotencyKey: `mps-refund-${row.id}`,
+    idempotencyKey: railKey('refund', row.id),
     amountCentavos: row.amount_centavos,
     payer: { sourceBank: row.source_bank, accountNumber: row.account_number, accountTitular: row.account_titular },
   };

@@ -4,7 +4,7 @@
 import type { Queryable } from '../db/database.ts';
 import { FullAccountNumber } from '../masking.ts';
 import type { Centavos } from '../money.ts';
-import type { RefundFailureCode } from '../qr/rail.ts';
+import type { RailFailureCode } from '../rails/failures.ts';
 import type { RefundReason, RefundStatus } from './schemas.ts';
 
 export interface RefundRow {
@@ -17,7 +17,7 @@ export interface RefundRow {
   status: RefundStatus;
   reason: RefundReason;
   description: string | null;
-  failure_code: RefundFailureCode | null;
+  failure_code: RailFailureCode | null;
   rail_reference: string | null;
   created_at: Date;
   updated_at: Date;
@@ -126,7 +126,7 @@ export async function markRefundCompleted(tx: Queryable, id: string, railReferen
 export async function markRefundFailed(
   tx: Queryable,
   id: string,
-  failure: { failureCode: RefundFailureCode; railReference: string | null },
+  failure: { failureCode: RailFailureCode; railReference: string | null },
   now: Date,
 ): Promise<RefundRow | undefined> {
   return writeAndRead(tx,

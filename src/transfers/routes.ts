@@ -1,5 +1,5 @@
 // Transfer routes (docs/api-reference.md#transfers): HTTP only — schema in, one service call, schema out.
-import type { CapabilityRoutes } from '../context.ts';
+import { sandboxHelpersOf, type CapabilityRoutes } from '../context.ts';
 import { merchantOf } from '../kernel/principal.ts';
 import { requiredIdempotencyScopeOf, sendIdempotentResult } from '../idempotency/http.ts';
 import { pageBody, pageRequest } from '../kernel/pagination.ts';
@@ -12,7 +12,8 @@ import {
 import * as transfers from './service.ts';
 import { toTransferResource } from './views.ts';
 
-export const transferRoutes: CapabilityRoutes = async (app, { config, db, replica, clock }) => {
+export const transferRoutes: CapabilityRoutes = async (app, context) => {
+  const { config, db, replica, clock } = context;
   const banks = configuredBanks(config);
   const CreateTransferBodySchema = createTransferBodySchema(banks);
   const creations = transfers.transferCreationQueue(db);
@@ -85,9 +86,9 @@ export const transferRoutes: CapabilityRoutes = async (app, { config, db, replic
     },
   }, async () => toBankList(banks));
 
-  // The sandbox rail's test helper exists only in MODE=sandbox (404 in live, like every sandbox endpoint).
-  const rail = transfers.transferRailFor(config);
-  if (config.mode === 'sandbox' && rail) {
+  // The sandbox rail's test helper exists only in MODE=sandbox on the sandbox rail (404 elsewhere, like every sandbox endpoint).
+  const sandbox = sandboxHelpersOf(context);
+  if (sandbox) {
     app.post('/api/v2/sandbox/transfers/:id/advance', {
       config: { auth: 'merchant' },
       schema: {
@@ -101,7 +102,7 @@ export const transferRoutes: CapabilityRoutes = async (app, { config, db, replic
     }, async (request) => {
       const businessCode = merchantOf(request.principal);
       const { to, failure_code: failureCode } = request.body;
-      return toTransferResource(await db.transaction((tx) => transfers.advanceTransfer(tx, rail, businessCode, request.params.id, { to, failureCode }, clock.now())));
+      return toTransferResource(await db.transaction((tx) => transfers.advanceTransfer(tx, sandbox.rail.payOut, businessCode, request.params.id, { to, failureCode }, clock.now())));
     });
   }
 };

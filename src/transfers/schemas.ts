@@ -2,14 +2,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { BankConfig } from '../config.ts';
 import { PageSchema, PaginationQueryProperties } from '../kernel/pagination.ts';
+import { RAIL_FAILURE_CODES, type RailFailureCode } from '../rails/failures.ts';
 import { CurrencySchema, MoneyAmount, PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 
 export const TRANSFER_STATUSES = ['PENDING', 'IN_TRANSIT', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 
-/** Why a transfer failed (`failure_code`). */
-export const FAILURE_CODES = ['ACCOUNT_CLOSED', 'INVALID_ACCOUNT', 'REJECTED_BY_BANK'] as const;
-export type FailureCode = (typeof FAILURE_CODES)[number];
+/** Why a transfer failed (`failure_code`): the rails' one list. */
+export const FAILURE_CODES = RAIL_FAILURE_CODES;
+export type FailureCode = RailFailureCode;
 
 /** docs/api-reference.md#create-a-transfer: 0.10 to 20000.00 BOB, in centavos. */
 export const MIN_TRANSFER_CENTAVOS = 10;

@@ -1,7 +1,6 @@
 // The rules of transfers (docs/api-reference.md#transfers): creation with its debit, reads, the merchant's cancel, and the
 // lifecycle a rail drives. Every status change, its ledger settle and its event commit in one transaction
 // (docs/architecture.md, rule 2); money moves only through ledger, events only through events.emit.
-import type { Config } from '../config.ts';
 import type { Database, Queryable, ReadDatabase, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { ApiError, notFound, validationError } from '../kernel/errors.ts';
@@ -13,8 +12,8 @@ import {
 import * as ledger from '../ledger/service.ts';
 import { FullAccountNumber, maskAccountNumber } from '../masking.ts';
 import { validatedCentavos, type Centavos } from '../money.ts';
-import { railIdempotencyKey, transferStatusOf, type RailReport, type RailTransferOrder, type TransferRail } from './rail.ts';
-import { SandboxTransferRail } from './sandbox-rail.ts';
+import { railKey } from '../rails/keys.ts';
+import type { PayOutRail, RailReport, RailStatus, RailTransferOrder } from '../rails/pay-out.ts';
 import {
   MAX_TRANSFER_CENTAVOS, MIN_TRANSFER_CENTAVOS,
   type CreateTransferBody, type FailureCode, type TransferResource, type TransferStatus,
@@ -29,10 +28,13 @@ export const CREATE_TRANSFER_ROUTE = 'POST /api/v2/transfers';
 /** Failure code when a rail fails a transfer without saying why, and the advance helper's default. */
 const DEFAULT_FAILURE_CODE: FailureCode = 'ACCOUNT_CLOSED';
 
-/** The rail of this mode: the sandbox rail in MODE=sandbox; live has no rail yet, so transfers wait in PENDING. */
-export function transferRailFor(config: Config): TransferRail | null {
-  return config.mode === 'sandbox' ? new SandboxTransferRail() : null;
-}
+/** The transfer status each rail status leads to: a closed table, no default (docs/architecture.md, habit 8). */
+const TRANSFER_STATUS_OF_RAIL = {
+  accepted: 'IN_TRANSIT',
+  settled: 'COMPLETED',
+  rejected: 'FAILED',
+  returned: 'FAILED',
+} as const satisfies Record<RailStatus, TransferStatus>;
 
 /** The validated request in canonical form (amount in centavos): what the idempotency fingerprint hashes. */
 export interface CreateTransferRequest {
@@ -176,7 +178,7 @@ export async function cancelTransfer(tx: Transaction, businessCode: number, id: 
  */
 export async function advanceTransfer(
   tx: Transaction,
-  rail: TransferRail,
+  rail: PayOutRail,
   businessCode: number,
   id: number,
   target: { to: 'IN_TRANSIT' | 'COMPLETED' | 'FAILED'; failureCode?: FailureCode },
@@ -222,7 +224,7 @@ export interface SettlementDelays {
  * of processes can run it), asks the rail, and applies its answer in the same transaction. False when
  * nothing is due.
  */
-export async function advanceOneDueTransfer(db: Database, rail: TransferRail, delays: SettlementDelays, now: Date): Promise<boolean> {
+export async function advanceOneDueTransfer(db: Database, rail: PayOutRail, delays: SettlementDelays, now: Date): Promise<boolean> {
   return db.transaction(async (tx) => {
     const row = await store.claimDueTransfer(tx, {
       pendingBefore: new Date(now.getTime() - delays.pendingMs),
@@ -241,7 +243,7 @@ export async function advanceOneDueTransfer(db: Database, rail: TransferRail, de
 
 /** Applies what the rail said about a transfer whose row `tx` holds locked. */
 async function applyRailReport(tx: Transaction, row: TransferRow, report: RailReport, now: Date): Promise<TransferRow> {
-  const target = transferStatusOf(report.status);
+  const target = TRANSFER_STATUS_OF_RAIL[report.status];
   switch (target) {
     case 'IN_TRANSIT':
       return row.status === 'PENDING' ? moveToInTransit(tx, row, report.railReference, now) : row;
@@ -251,9 +253,6 @@ async function applyRailReport(tx: Transaction, row: TransferRow, report: RailRe
     }
     case 'FAILED':
       return moveToFailed(tx, row, report.failureCode ?? 'REJECTED_BY_BANK', report.railReference, now);
-    case 'PENDING':
-    case 'CANCELED':
-      throw new Error(`a rail cannot move transfer ${row.id} to ${target}`);
     default:
       return assertNever(target);
   }
@@ -312,7 +311,7 @@ function lostTransition(row: TransferRow, to: TransferStatus): Error {
 
 function railOrderOf(row: TransferRow): RailTransferOrder {
   return {
-    idempotencyKey: railIdempotencyKey(row.id),
+    idempotencyKey: railKey('transfer', row.id),
     amountCentavos: row.amount_centavos,
     currency: 'BOB',
     bankCode: row.bank_code,

@@ -1,15 +1,13 @@
 // The background jobs of this process. Each capability adds its own job here.
 import type { Registry } from 'prom-client';
-import type { BaseContext } from '../context.ts';
+import type { AppContext } from '../context.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
 import { sweepExpiredIntents } from '../onboarding/service.ts';
 import { sweepExpiredQrs } from '../qr/service.ts';
-import { paymentRailFor } from '../qr/service.ts';
 import { settleOneDueRefund } from '../refunds/service.ts';
-import { advanceOneDueTransfer, transferRailFor } from '../transfers/service.ts';
+import { advanceOneDueTransfer } from '../transfers/service.ts';
 import { Dispatcher } from '../webhooks/dispatcher.ts';
 import { sealPlainSecrets } from '../webhooks/service.ts';
-import { SecretBox } from '../kernel/secret-box.ts';
 import { destinationPolicyOf } from '../webhooks/ssrf.ts';
 import { webhookMetrics } from '../webhooks/metrics.ts';
 import type { Job } from '../kernel/job.ts';
@@ -23,9 +21,9 @@ export interface BackgroundJobOptions {
   onError?: (error: unknown, context: string) => void;
 }
 
-export function backgroundJobs({ config, db, clock }: BaseContext, options: BackgroundJobOptions = {}): Job[] {
+/** The jobs of a process, given what the composition root built (its rail, its secret box). */
+export function backgroundJobs({ config, db, clock, secrets, rail }: AppContext, options: BackgroundJobOptions = {}): Job[] {
   const metrics = options.metrics ? webhookMetrics(options.metrics) : undefined;
-  const secrets = new SecretBox(config.encryptionKeys);
   const dispatcher = new Dispatcher({
     db, clock, metrics, secrets, destinations: destinationPolicyOf(config), timeoutMs: config.webhookTimeoutMs,
     retryScheduleMs: config.webhookRetryScheduleMs, onError: options.onError,
@@ -60,8 +58,9 @@ export function backgroundJobs({ config, db, clock }: BaseContext, options: Back
       runOnce: async () => (await sealPlainSecrets(db, secrets, clock.now(), 100)) === 100,
     },
   ];
-  const rail = transferRailFor(config);
-  if (rail && config.sandboxSettlementMs) {
+  // The sandbox's pretend bank settles by itself after SANDBOX_SETTLEMENT; a bank's rail has jobs of its own.
+  if (rail?.name === 'sandbox' && config.sandboxSettlementMs) {
+    const payOut = rail.payOut;
     const [pendingMs, inTransitMs] = config.sandboxSettlementMs;
     jobs.push({
       name: 'transfers-sandbox-rail',
@@ -70,14 +69,14 @@ export function backgroundJobs({ config, db, clock }: BaseContext, options: Back
       runOnce: async () => {
         // One transaction per transfer keeps each balance lock short; a full batch means more may be due.
         for (let moved = 0; moved < SANDBOX_RAIL_BATCH; moved++) {
-          if (!(await advanceOneDueTransfer(db, rail, { pendingMs, inTransitMs }, clock.now()))) return false;
+          if (!(await advanceOneDueTransfer(db, payOut, { pendingMs, inTransitMs }, clock.now()))) return false;
         }
         return true;
       },
     });
   }
-  const paymentRail = paymentRailFor(config);
-  if (paymentRail && config.sandboxSettlementMs) {
+  if (rail?.name === 'sandbox' && config.sandboxSettlementMs) {
+    const refunds = rail.refunds;
     // Refunds settle after the first sandbox delay (docs/api-reference.md#refunds).
     const [delayMs] = config.sandboxSettlementMs;
     jobs.push({
@@ -85,7 +84,7 @@ export function backgroundJobs({ config, db, clock }: BaseContext, options: Back
       intervalMs: Math.min(5_000, Math.max(100, Math.floor(delayMs / 10))),
       runOnce: async () => {
         for (let settled = 0; settled < SANDBOX_RAIL_BATCH; settled++) {
-          if (!(await settleOneDueRefund(db, paymentRail, delayMs, clock.now()))) return false;
+          if (!(await settleOneDueRefund(db, refunds, delayMs, clock.now()))) return false;
         }
         return true;
       },

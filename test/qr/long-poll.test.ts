@@ -80,7 +80,7 @@ describe.each(databaseKinds())('simple QR long poll on %s', (kind) => {
   it('records an expiry once, with its simple_qr.canceled event, through the background sweeper job', async () => {
     const qr = await createQr(t, merchant, { qr_expiration: '+2m' });
     t.clock.advance(120_000);
-    const runner = new WorkerRunner(t.db, t.app.log, backgroundJobs({ config: t.config, db: t.db, clock: t.clock }));
+    const runner = new WorkerRunner(t.db, t.app.log, backgroundJobs(t.context));
     await runner.start();
     try {
       for (let i = 0; i < 50; i++) {

@@ -134,9 +134,9 @@ describe.each(databaseKinds())('QR orders on %s', (kind) => {
     const merchant = await t.createMerchant();
     const qr = await createQr(t, merchant, { amount: 5 });
     await t.request('PATCH', `/admin/v1/merchants/${merchant.businessCode}`, { body: { status: 'suspended' } });
-    const { sandboxRail } = await import('../../src/qr/rail.ts');
+    const { sandboxPayer } = await import('../../src/rails/sandbox/pay-in.ts');
     const { receivePayment } = await import('../../src/qr/service.ts');
-    const refused = await receivePayment(t.context, sandboxRail.toNotice({ qrId: qr.id, businessCode: null, amountCentavos: null }), t.clock.now())
+    const refused = await receivePayment(t.context, sandboxPayer.toNotice({ qrId: qr.id, businessCode: null, amountCentavos: null }), t.clock.now())
       .then(() => null, (error: unknown) => error);
     expect(refused).toMatchObject({ code: 'QR_NOT_PAYABLE', message: expect.stringContaining('suspended') });
     await t.request('PATCH', `/admin/v1/merchants/${merchant.businessCode}`, { body: { status: 'active' } });

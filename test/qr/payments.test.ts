@@ -125,8 +125,8 @@ describe.each(databaseKinds())('simple QR payments on %s', (kind) => {
     ]);
     expect(ok.qr.business_code).toBe(1000);
     const { receivePayment } = await import('../../src/qr/service.ts');
-    const { sandboxRail } = await import('../../src/qr/rail.ts');
-    await receivePayment(t.context, sandboxRail.toNotice({ qrId: ok.qr.id, businessCode: null, amountCentavos: null }), t.clock.now());
+    const { sandboxPayer } = await import('../../src/rails/sandbox/pay-in.ts');
+    await receivePayment(t.context, sandboxPayer.toNotice({ qrId: ok.qr.id, businessCode: null, amountCentavos: null }), t.clock.now());
     expect(seen).toHaveLength(1);
     expect(seen[0]!.qr.id).toBe(ok.qr.id);
     const response = await pay(t, merchant, failing.qr.id);

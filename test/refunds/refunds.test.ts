@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ledger from '../../src/ledger/service.ts';
-import { sandboxRail } from '../../src/qr/rail.ts';
+import { sandboxPayer } from '../../src/rails/sandbox/pay-in.ts';
 import { receiveNotice } from '../../src/refunds/service.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
 import { startTestApp, twoInstances, type TestApp } from '../helpers/app.ts';
@@ -241,7 +241,7 @@ describe.each(databaseKinds())('refunds on %s', (kind) => {
     it('the sandbox rail worker settles PENDING refunds after SANDBOX_SETTLEMENT\'s first delay', async () => {
       const { merchant, payment } = await room.paidPayment(100);
       const refund = (await room.refund(merchant, { payment_id: payment.id, amount: 25 })).body;
-      const worker = backgroundJobs({ config: t.config, db: t.db, clock: t.clock }).find((job) => job.name === 'refunds-sandbox-rail')!;
+      const worker = backgroundJobs(t.context).find((job) => job.name === 'refunds-sandbox-rail')!;
       t.clock.advance(9_000);
       await worker.runOnce();
       expect((await t.request('GET', `/api/v2/refunds/${refund.id}`, { apiKey: merchant.apiKey })).body.status).toBe('PENDING');
@@ -322,7 +322,7 @@ describe.each(databaseKinds())('refunds on %s', (kind) => {
       expect((await t.request('PATCH', `/admin/v1/merchants/${merchant.businessCode}`, { body: { status: 'suspended' } })).status).toBe(200);
       // The merchant's keys are refused now (403 MERCHANT_SUSPENDED); the rail's notification is not a key's request.
       expect((await late(merchant, qr.id)).status).toBe(403);
-      const received = await receiveNotice(t.context, sandboxRail.toNotice({ qrId: qr.id, businessCode: null, amountCentavos: null }), t.clock.now());
+      const received = await receiveNotice(t.context, sandboxPayer.toNotice({ qrId: qr.id, businessCode: null, amountCentavos: null }), t.clock.now());
       expect(received.late).toBe(true);
       expect(received.late && received.refund).toMatchObject({ reason: 'qr_not_payable', amount_centavos: 2_000, status: 'PENDING' });
       await t.request('PATCH', `/admin/v1/merchants/${merchant.businessCode}`, { body: { status: 'active' } });

@@ -150,7 +150,7 @@ describeOnPostgres('the sandbox rail worker in two processes on %s', (kind) => {
         const body = transferBody(merchant.businessCode, { amount: '2.00', destination: { type: 'bank_account', bank_code: 1001, account_number: account, account_titular: 'Ana' } });
         ids.push((await postTransfer(first, merchant, body)).body.id);
       }
-      const jobOf = (app: TestApp) => backgroundJobs({ config: app.config, db: app.db, clock: app.clock }).find((job) => job.name === 'transfers-sandbox-rail')!;
+      const jobOf = (app: TestApp) => backgroundJobs(app.context).find((job) => job.name === 'transfers-sandbox-rail')!;
       const drain = async (app: TestApp) => { while (await jobOf(app).runOnce()); };
       for (let step = 0; step < 2; step++) {
         first.clock.advance(1_000);

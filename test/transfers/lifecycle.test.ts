@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ledger from '../../src/ledger/service.ts';
+import { createAppContext } from '../../src/composition.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
@@ -29,7 +30,7 @@ describe.each(databaseKinds())('transfer lifecycle on %s', (kind) => {
       .filter((event) => event.data.id === id).map((event) => event.type).reverse();
   const movementStatus = async (movementId: number) =>
     (await t.db.query<{ status: string }>('select status from movement_history where id = $1::bigint', [movementId])).rows[0]!.status;
-  const sandboxRail = () => backgroundJobs({ config: t.config, db: t.db, clock: t.clock }).find((job) => job.name === 'transfers-sandbox-rail')!;
+  const sandboxRail = () => backgroundJobs(t.context).find((job) => job.name === 'transfers-sandbox-rail')!;
 
   describe('cancel', () => {
     it('cancels a PENDING transfer: CANCELED, funds back, movement CANCELED, transfer.canceled', async () => {
@@ -190,8 +191,8 @@ describe.each(databaseKinds())('transfer lifecycle on %s', (kind) => {
     });
 
     it('does not exist when SANDBOX_SETTLEMENT is off or in live mode', async () => {
-      expect(backgroundJobs({ config: { ...t.config, sandboxSettlementMs: null }, db: t.db, clock: t.clock }).map((job) => job.name)).not.toContain('transfers-sandbox-rail');
-      expect(backgroundJobs({ config: { ...t.config, mode: 'live' }, db: t.db, clock: t.clock }).map((job) => job.name)).not.toContain('transfers-sandbox-rail');
+      expect(backgroundJobs(createAppContext({ config: { ...t.config, sandboxSettlementMs: null }, db: t.db, clock: t.clock })).map((job) => job.name)).not.toContain('transfers-sandbox-rail');
+      expect(backgroundJobs(createAppContext({ config: { ...t.config, mode: 'live' }, db: t.db, clock: t.clock })).map((job) => job.name)).not.toContain('transfers-sandbox-rail');
     });
   });
 

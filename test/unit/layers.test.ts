@@ -1,6 +1,7 @@
 // The layering of src/ (docs/architecture.md#layout), checked on the import statements themselves: the
 // kernel and the database adapters import no capability; no capability's service, store or view imports
-// routes, pages, the HTTP layer or the composition root; nothing but the entry points imports those.
+// routes, pages, the HTTP layer or the composition root; nothing but the entry points imports those; the rails
+// sit below the capabilities, and only the composition root picks one.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +59,18 @@ describe('the layers of src/', () => {
   it('lets only stores (to write it) and rails (to pay to it) open a full account number', () => {
     const openers = graph.filter(({ file, revealsAccountNumbers }) => revealsAccountNumbers && file !== 'masking.ts').map(({ file }) => file);
     expect(openers.length).toBeGreaterThan(0);
-    expect(openers.filter((file) => !/(^|\/)(store|[a-z-]*rail)\.ts$/.test(file))).toEqual([]);
+    expect(openers.filter((file) => !/(^|\/)store\.ts$/.test(file) && !file.startsWith('rails/'))).toEqual([]);
+  });
+
+  it('keeps the rails below the capabilities: a rail imports no capability, HTTP layer or composition root', () => {
+    const inRails = (file: string) => file.startsWith('rails/');
+    expect(graph.filter(({ file }) => inRails(file)).length).toBeGreaterThan(5);
+    expect(violations(inRails, (target) => inCapability(target) || isTop(target) || target === 'context.ts')).toEqual([]);
+  });
+
+  it('lets only the composition root pick a rail: others use the interfaces of src/rails/, never a rail\'s folder', () => {
+    const isRailImplementation = (target: string) => /^rails\/[^/]+\//.test(target);
+    const outsideTheRail = (file: string) => file !== 'composition.ts' && !file.startsWith('rails/');
+    expect(violations(outsideTheRail, isRailImplementation)).toEqual([]);
   });
 });

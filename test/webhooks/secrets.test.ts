@@ -65,7 +65,7 @@ describe.each(databaseKinds())('webhook secrets at rest on %s', (kind) => {
       [id, merchant.businessCode, `${receiver.url}/legacy`, current, previous, new Date(t.clock.now().getTime() + 3600_000), t.clock.now()],
     );
 
-    const workerJobs = backgroundJobs({ config: t.config, db: t.db, clock: t.clock });
+    const workerJobs = backgroundJobs(t.context);
     const sealing = workerJobs.find((job) => job.name === 'webhook-secret-sealing')!;
     expect(await sealing.runOnce()).toBe(false); // fewer than a batch: nothing more to do
     await Promise.all(workerJobs.map((job) => job.stop?.()));

@@ -27,7 +27,7 @@ describe.each(databaseKinds())('webhook workers in the runner on %s', (kind) => 
     t = await startTestApp({ kind, plugins: [fixtureRoutes], metrics });
     receiver = await startReceiver();
     // Polls every minute only: whatever arrives within seconds was woken by the notification chain.
-    const jobs = backgroundJobs({ config: t.config, db: t.db, clock: t.clock }, { metrics }).map((job) => ({ ...job, intervalMs: 60_000 }));
+    const jobs = backgroundJobs(t.context, { metrics }).map((job) => ({ ...job, intervalMs: 60_000 }));
     runner = new WorkerRunner(t.db, createLogger('silent'), jobs);
     await runner.start();
   });

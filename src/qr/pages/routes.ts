@@ -3,7 +3,7 @@
 // the payer's language (kernel/page-kit.ts pageLocale).
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext, CapabilityRoutes } from '../../context.ts';
+import { sandboxHelpersOf, type AppContext, type CapabilityRoutes } from '../../context.ts';
 import { readCookie, scopedCookie } from '../../kernel/cookies.ts';
 import { acceptFormPostsOnly, formErrorsOf } from '../../kernel/forms.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
@@ -11,7 +11,6 @@ import { hostedPage, pageLocale, sendPage } from '../../kernel/page-kit.ts';
 import { compileBodyCheck } from '../../kernel/validation.ts';
 import { ApiError, notFound } from '../../kernel/errors.ts';
 import { errorResponses, StrictObject } from '../../kernel/schemas.ts';
-import { sandboxRail } from '../rail.ts';
 import { bindReceiptKey, newReceiptKey, receiptPayment } from '../receipts.ts';
 import { QR_AMOUNT_BOUNDS, SandboxPaymentForm } from '../schemas.ts';
 import * as qrs from '../service.ts';
@@ -51,7 +50,9 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
   const { config, db, clock, watcher } = context;
   /** Hosted-page routes: their links (and error pages) under PUBLIC_BASE_URL's path. */
   const pageRoute = hostedPage(config.publicBaseUrl);
-  const sandbox = config.mode === 'sandbox';
+  // The "Simulate payment" form: MODE=sandbox on the sandbox rail only (a bank's QR is paid in a bank's app).
+  const sandboxHelpers = sandboxHelpersOf(context);
+  const sandbox = sandboxHelpers !== null;
 
   acceptFormPostsOnly(app);
 
@@ -119,7 +120,7 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
     return status;
   });
 
-  if (!sandbox) return; // live mode: the form does not exist (404)
+  if (!sandboxHelpers) return; // live mode, or a bank's rail: the form does not exist (404)
 
   app.post('/pay/:token', {
     schema: { tags: ['hosted pages'], summary: 'Sandbox: simulate a payer paying (form post)', params: TokenParams, hide: true }, config: pageRoute,
@@ -139,7 +140,7 @@ export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) 
     const amountCentavos = qrs.qrAmountCentavos('amount' in submitted ? submitted.amount : undefined);
     let received: qrs.ReceivedPayment;
     try {
-      received = await qrs.receivePayment(context, sandboxRail.toNotice({
+      received = await qrs.receivePayment(context, sandboxHelpers.payer.toNotice({
         qrId: found.qr.id, businessCode: null, amountCentavos,
         sourceBank: values.source_bank, accountNumber: values.account_number, accountTitular: values.account_titular,
       }), clock.now());

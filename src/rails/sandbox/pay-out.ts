@@ -1,10 +1,10 @@
-// The sandbox ACH rail: a stand-in bank network that accepts every transfer except those to accounts
-// ending in `-0000`, which it rejects as closed (docs/api-reference.md#sandbox-transfer-helper), and settles whatever it accepted. It keeps
-// no state: its answers depend only on the order, so a repeated call answers the same (as a real rail
-// deduplicating on the idempotency key would).
-import type { FailureCode } from './schemas.ts';
-import type { RailReport, RailStatus, RailTransferOrder, TransferRail } from './rail.ts';
-import { revealAccountNumber } from '../masking.ts';
+// The sandbox's pay-out: a stand-in bank network that accepts every transfer except those to accounts
+// ending in `-0000`, which it rejects as closed (docs/api-reference.md#sandbox-transfer-helper), and settles
+// whatever it accepted. It keeps no state: its answers depend only on the order, so a repeated call
+// answers the same (as a real rail deduplicating on the idempotency key would).
+import { revealAccountNumber } from '../../masking.ts';
+import type { RailFailureCode } from '../failures.ts';
+import type { PayOutRail, RailReport, RailStatus, RailTransferOrder } from '../pay-out.ts';
 
 /** The sandbox network's own statuses, as a real ACH switch would name them on the wire. */
 type SandboxWireStatus = 'ACCEPTED' | 'REJECTED_ACCOUNT_CLOSED' | 'SETTLED';
@@ -19,14 +19,12 @@ const FAILURE_CODE_OF_WIRE = {
   ACCEPTED: null,
   REJECTED_ACCOUNT_CLOSED: 'ACCOUNT_CLOSED',
   SETTLED: null,
-} as const satisfies Record<SandboxWireStatus, FailureCode | null>;
+} as const satisfies Record<SandboxWireStatus, RailFailureCode | null>;
 
 /** The account suffix the sandbox rejects on submission. */
 export const SANDBOX_CLOSED_ACCOUNT_SUFFIX = '-0000';
 
-export class SandboxTransferRail implements TransferRail {
-  readonly name = 'sandbox';
-
+export class SandboxPayOut implements PayOutRail {
   async submit(order: RailTransferOrder): Promise<RailReport> {
     const wire: SandboxWireStatus = revealAccountNumber(order.accountNumber).endsWith(SANDBOX_CLOSED_ACCOUNT_SUFFIX) ? 'REJECTED_ACCOUNT_CLOSED' : 'ACCEPTED';
     return toReport(wire, order);

@@ -1,0 +1,18 @@
+// A rail is the service's connection to the banking system (docs/rails.md): everything above it — QRs,
+// payments, refunds, transfers, the journal, events — is the same whichever rail is connected. Each rail
+// lives in a folder of its own (sandbox/, and the bank rails) and implements these parts; the composition
+// root (src/composition.ts) builds the one RAIL names and hands it to the services. No service asks the
+// mode or the configuration which rail it has.
+import type { PayOutRail } from './pay-out.ts';
+import type { RefundRail, SandboxPayer } from './pay-in.ts';
+
+export const RAIL_NAMES = ['sandbox', 'baneco'] as const;
+export type RailName = (typeof RAIL_NAMES)[number];
+
+export interface Rail {
+  readonly name: RailName;
+  readonly payOut: PayOutRail;
+  readonly refunds: RefundRail;
+  /** The pretend payer of the sandbox's helpers and hosted form; null on a bank's rail. */
+  readonly sandboxPayer: SandboxPayer | null;
+}

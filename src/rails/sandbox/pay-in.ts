@@ -1,0 +1,32 @@
+// The sandbox's pay-in: a simulated payer whose bank details default to a recognisable test payer, and
+// refunds that the pretend bank pays back — except to an account ending in 0000, which fails with
+// ACCOUNT_CLOSED (as the sandbox pay-out fails transfers to -0000).
+import { FullAccountNumber, revealAccountNumber } from '../../masking.ts';
+import type { RefundRail, SandboxPayer } from '../pay-in.ts';
+
+/** The sandbox payer's name, in the API and on the hosted form alike. */
+export const SANDBOX_PAYER_NAME = 'Sandbox Payer';
+
+export const sandboxPayer: SandboxPayer = {
+  toNotice(input) {
+    return {
+      qrId: input.qrId,
+      businessCode: input.businessCode,
+      amountCentavos: input.amountCentavos,
+      payer: {
+        sourceBank: input.sourceBank ?? 'Banco Sandbox',
+        accountNumber: new FullAccountNumber(input.accountNumber ?? '10000123454321'),
+        accountTitular: input.accountTitular ?? SANDBOX_PAYER_NAME,
+      },
+    };
+  },
+};
+
+export const sandboxRefunds: RefundRail = {
+  async sendRefund(order) {
+    if (revealAccountNumber(order.payer.accountNumber).endsWith('0000')) {
+      return { status: 'failed', railReference: null, failureCode: 'ACCOUNT_CLOSED' };
+    }
+    return { status: 'completed', railReference: `sbx_${order.idempotencyKey}` };
+  },
+};
