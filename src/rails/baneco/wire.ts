@@ -4,7 +4,7 @@
 // code, a foreign currency — becomes `{ ok: false, problem }` ("the bank answered something we cannot
 // read"), never an exception. The bank's codes map onto rail-neutral terms through closed tables with no
 // default: a code the tables do not know is unreadable, not guessed.
-import type { RailStatus } from '../../transfers/rail.ts';
+import type { RailStatus } from '../pay-out.ts';
 import { maskAccountNumber } from '../../masking.ts';
 import type { Centavos } from '../../money.ts';
 import { formatWallClock } from '../../time.ts';
