@@ -855,3 +855,44 @@ describe('a simulator without a callback base, and stop()', () => {
     }
   });
 });
+
+describe('npm run bank', () => {
+  it('prints the environment for the service, serves the bank, and stops on SIGTERM with exit 0', { timeout: 60_000 }, async () => {
+    const { spawn } = await import('node:child_process');
+    const path = await import('node:path');
+    const root = path.resolve(import.meta.dirname, '../..');
+    // As a user runs it (npm hands the signal to the simulator), on any free port.
+    const child = spawn('npm', ['run', 'bank', '--silent'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, BANK_PORT: '0', BANK_QUIET: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitFor(() => / npm start\n/.test(output), `the printed environment:\n${output}`, 45_000);
+      const line = /^RAIL=baneco .* npm start$/m.exec(output)![0];
+      const vars = Object.fromEntries(line.replace(/ npm start$/, '').split(' ').map((pair) => pair.split('=', 2) as [string, string]));
+      expect(Object.keys(vars)).toEqual(['RAIL', 'BANECO_URL', 'BANECO_USER', 'BANECO_PASSWORD', 'BANECO_AES_KEY', 'BANECO_ACCOUNT', 'BANECO_CALLBACK_SECRET']);
+      expect(vars.BANECO_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ApiGateway\/$/);
+      expect(vars.BANECO_AES_KEY).toMatch(/^[\x21-\x7e]{32}$/);
+      expect(vars.BANECO_CALLBACK_SECRET).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+      expect(output).toContain(`http://127.0.0.1:3000/rails/baneco/${vars.BANECO_CALLBACK_SECRET}/`);
+
+      // The printed credentials work: the test's own encryption of the password under the printed key.
+      const response = await fetch(new URL('api/authentication/authenticate', vars.BANECO_URL), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ userName: vars.BANECO_USER, password: enc(vars.BANECO_PASSWORD!, vars.BANECO_AES_KEY) }),
+      });
+      expect(await response.json()).toMatchObject({ responseCode: 0, token: expect.any(String) });
+
+      child.kill('SIGTERM');
+      expect(await exit).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
