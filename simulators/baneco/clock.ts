@@ -43,33 +43,36 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
 
+/** The last number issued in this process: shared by every simulator started in it, so two of them never issue the same one. */
+let lastNumber = 0;
+
 /**
- * Issues the bank's numbers: increasing, unique within a run, and (because they start from the clock)
- * not reused by the next run of the simulator either. That matters: the service keeps its database
- * across simulator restarts and identifies a bank payment by its number, so a number seen twice would
- * hide a payment. The integers stay below 2^31, since the specification says "integer" without a size
- * and a 32-bit reading of it must not break.
+ * Issues the bank's numbers: increasing, unique within the process, and (because they start from the
+ * clock) not reused by the next run of the simulator either. That matters: the service keeps its
+ * database across simulator restarts and identifies a bank payment by its number, so a number seen twice
+ * would hide a payment. The integers stay below 2^31, since the specification says "integer" without a
+ * size and a 32-bit reading of it must not break: seconds since 2024-01-01 × 10, plus a sequence when
+ * more than ten are asked within a second (enough until 2030).
  */
 export class Numbering {
-  private last = 0;
   constructor(private readonly now: () => number) {}
 
-  /** Tenths of a second since 2024-01-01 would overflow 2^31 in 2030; seconds ×10 plus a sequence digit is used instead. */
   next(): number {
     const floor = Math.floor((this.now() - Date.UTC(2024, 0, 1)) / 1000) * 10;
-    this.last = Math.max(this.last + 1, floor);
-    return this.last;
+    lastNumber = Math.max(lastNumber + 1, floor);
+    return lastNumber;
   }
 }
 
 /**
  * QR ids look like the specification's example "21061401016000000003": here the La Paz day (yyMMdd), a
  * fixed "01016", and nine digits from the milliseconds since La Paz midnight (so unique across restarts
- * as long as there is less than one QR per millisecond), increasing within a run.
+ * as long as there is less than one QR per millisecond), increasing within the process (shared by every
+ * simulator in it, like the numbers above).
  */
+const lastQr = { day: '', sequence: -1 };
+
 export class QrIds {
-  private last = -1;
-  private day = '';
   constructor(private readonly now: () => number) {}
 
   next(): string {
@@ -77,11 +80,11 @@ export class QrIds {
     const local = laPaz(instant);
     const [h, m, s] = local.time.split(':').map(Number) as [number, number, number];
     const sinceMidnight = ((h * 60 + m) * 60 + s) * 1000 + (instant % 1000);
-    if (local.date !== this.day) {
-      this.day = local.date;
-      this.last = -1;
+    if (local.date !== lastQr.day) {
+      lastQr.day = local.date;
+      lastQr.sequence = -1;
     }
-    this.last = Math.max(this.last + 1, sinceMidnight);
-    return `${local.date.slice(2).replaceAll('-', '')}01016${String(this.last).padStart(9, '0')}`;
+    lastQr.sequence = Math.max(lastQr.sequence + 1, sinceMidnight);
+    return `${local.date.slice(2).replaceAll('-', '')}01016${String(lastQr.sequence).padStart(9, '0')}`;
   }
 }
