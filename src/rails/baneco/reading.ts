@@ -196,7 +196,6 @@ export function instantOf(day: string, clock: string, zone: string, path: string
  * cut at maxLength with an ellipsis.
  */
 export function cleanBankText(value: string, maxLength = 200): string {
-  // eslint-disable-next-line no-control-regex
   const cleaned = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, ' ').replace(/\s+/g, ' ').trim();
   if (cleaned.length <= maxLength) return cleaned;
   const cut = cleaned.slice(0, maxLength - 1);
