@@ -124,17 +124,23 @@ export class CallbackDispatcher {
       this.heldTimer = undefined;
       const batch = this.held.reverse();
       this.held = [];
-      for (const each of batch) this.schedule(each);
+      // One after the other (each once its first try ended), so they also arrive in this order.
+      const sendNext = () => {
+        const next = batch.shift();
+        if (next) this.schedule(next, sendNext);
+      };
+      sendNext();
     }, this.knobs.callbacks.outOfOrderWindowMs);
   }
 
-  private schedule(outgoing: Outgoing): void {
+  /** Sends after the `delayMs` knob; `firstTryEnded` runs once the first try has its outcome. */
+  private schedule(outgoing: Outgoing, firstTryEnded?: () => void): void {
     const delay = this.knobs.callbacks.delayMs;
-    if (delay > 0) this.after(delay, () => this.attempt(outgoing, 1));
-    else this.attempt(outgoing, 1);
+    if (delay > 0) this.after(delay, () => this.attempt(outgoing, 1, firstTryEnded));
+    else this.attempt(outgoing, 1, firstTryEnded);
   }
 
-  private attempt(outgoing: Outgoing, attempt: number): void {
+  private attempt(outgoing: Outgoing, attempt: number, tryEnded?: () => void): void {
     if (this.stopped) return;
     const url = new URL(PATHS[outgoing.kind], this.base!);
     const started = Date.now();
@@ -152,6 +158,7 @@ export class CallbackDispatcher {
       const knobs = this.knobs.callbacks;
       const willRetry = worthRetrying && attempt <= knobs.retries && !this.stopped;
       this.record(outgoing, attempt, { ...result, durationMs: Date.now() - started, willRetry });
+      tryEnded?.();
       if (willRetry) this.after(knobs.retryBaseMs * 2 ** (attempt - 1), () => this.attempt(outgoing, attempt + 1));
     };
     // agent: false: one connection per try, closed after it, so stop() leaves no pooled socket behind.

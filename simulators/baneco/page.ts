@@ -42,6 +42,16 @@ function qrRow(qr: QrRecord, today: string): string {
   </tr>`;
 }
 
+/** One form per button, so pressing Enter in the reason field rejects rather than accepts. */
+function decisionForm(bankBatchId: number, batchDetailId: string, status: 'ACEP' | 'RECH'): string {
+  return `<form method="post" action="/decidir" class="decide">
+        <input type="hidden" name="batch" value="${bankBatchId}">
+        <input type="hidden" name="batchDetailId" value="${escapeHtml(batchDetailId)}">
+        <input type="hidden" name="status" value="${status}">
+        ${status === 'RECH' ? '<input name="descriptionStatus" placeholder="Motivo del rechazo" aria-label="Motivo del rechazo" size="18"> <button type="submit">Rechazar</button>' : '<button type="submit">Aceptar</button>'}
+      </form>`;
+}
+
 function callbackRow(attempt: CallbackAttempt): string {
   const result = attempt.outcome === 'answered' ? `HTTP ${attempt.httpStatus}${attempt.acknowledged ? ' ✔' : ''}` : attempt.outcome;
   return `<tr><td>${escapeHtml(attempt.at)}</td><td>${escapeHtml(attempt.kind)}${attempt.contradiction ? ' (contradicción)' : ''}${attempt.copy > 1 ? ' (copia)' : ''}</td>
@@ -58,13 +68,7 @@ export function renderPage(bank: Bank, callbacks: CallbackAttempt[], notice: str
       <td>${escapeHtml(item.batchDetailId)}</td>
       <td>${money(item.amountCents, batch.currency)}</td>
       <td>${escapeHtml(item.beneficiaryName)}<br><small>${escapeHtml(item.account)} · ${escapeHtml(item.accountTypeCode)} · banco ${escapeHtml(item.bankCode)}</small></td>
-      <td><form method="post" action="/decidir">
-        <input type="hidden" name="batch" value="${batch.bankBatchId}">
-        <input type="hidden" name="batchDetailId" value="${escapeHtml(item.batchDetailId)}">
-        <button type="submit" name="status" value="ACEP">Aceptar</button>
-        <input name="descriptionStatus" placeholder="Motivo del rechazo" size="18">
-        <button type="submit" name="status" value="RECH">Rechazar</button>
-      </form></td></tr>`).join('');
+      <td>${decisionForm(batch.bankBatchId, item.batchDetailId, 'ACEP')}${decisionForm(batch.bankBatchId, item.batchDetailId, 'RECH')}</td></tr>`).join('');
   const decidedRows = decided.map(({ batch, item }) => `<tr><td>${escapeHtml(batch.batchId)}</td><td>${escapeHtml(item.batchDetailId)}</td>
       <td>${money(item.amountCents, batch.currency)}</td><td>${item.status === 'ACEP' ? 'Aceptado' : 'Rechazado'}${item.descriptionStatus ? ` — ${escapeHtml(item.descriptionStatus)}` : ''}</td></tr>`).join('');
   const lastCallbacks = callbacks.slice(-20).reverse().map(callbackRow).join('');
@@ -79,6 +83,7 @@ export function renderPage(bank: Bank, callbacks: CallbackAttempt[], notice: str
   table { border-collapse: collapse; width: 100%; margin-bottom: 1.5rem; }
   th, td { border-bottom: 1px solid #ddd; padding: .4rem; text-align: left; vertical-align: top; }
   form.pay label { display: block; margin-bottom: .2rem; }
+  form.decide { display: inline-block; margin-right: .5rem; }
   .notice { padding: .6rem; background: #eef6ee; border: 1px solid #9c9; }
   .error { background: #fbeaea; border-color: #d99; }
   small { color: #555; }

@@ -608,7 +608,7 @@ describe('payment batches', () => {
     });
     expect(form.status).toBe(303);
     await waitFor(() => callbacksOf('api/notifyStatus').length === 2, 'both decisions');
-    expect(callbacksOf('api/notifyStatus').map((each) => [each.body.batchDetailId, each.body.status, each.body.descriptionStatus])).toEqual([
+    expect(callbacksOf('api/notifyStatus').map((each) => [each.body.batchDetailId, each.body.status, each.body.descriptionStatus]).sort()).toEqual([
       ['h1', 'RECH', 'Beneficiario no habilitado'],
       ['h2', 'ACEP', undefined],
     ]);
@@ -736,7 +736,7 @@ describe('callback knobs', () => {
   });
 
   it('contradicts a batch item status later', async () => {
-    await controlCall('POST', 'knobs', { callbacks: { contradictNext: 1, contradictAfterMs: 50 } });
+    await controlCall('POST', 'knobs', { callbacks: { contradictNext: 1, contradictAfterMs: 300 } });
     const token = await login();
     await call('POST', 'api/batchPayment/upload', { token, body: batchBody([{ id: 'c1', amount: 1, account: '111' }]) });
     await waitFor(() => received.length === 2, 'the status and its contradiction');
