@@ -896,3 +896,18 @@ describe('npm run bank', () => {
     }
   });
 });
+
+describe('independence from the service', () => {
+  it('imports nothing from src/ (the rail must not share protocol code with the bank it is tested against)', async () => {
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const dir = path.resolve(import.meta.dirname, '../../simulators/baneco');
+    const files = fs.readdirSync(dir).filter((name) => name.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(10);
+    for (const name of files) {
+      const text = fs.readFileSync(path.join(dir, name), 'utf8');
+      const targets = [...text.matchAll(/\bfrom\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g)].map((match) => match[1] ?? match[2]!);
+      for (const target of targets) expect(target.startsWith('./') || !target.startsWith('.'), `${name} imports ${target}`).toBe(true);
+    }
+  });
+});
