@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { EncryptionKey } from './kernel/secret-box.ts';
 import { parseAmount, type Centavos } from './money.ts';
+import { RAIL_NAMES } from './rails/names.ts';
 import { isKnownTimeZone, parseDuration } from './time.ts';
 
 export type Mode = 'sandbox' | 'live';
@@ -165,7 +166,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     return ms !== null && ms <= 600_000 ? ms : null;
   }, 'a duration from 1ms to 10m, such as 15s');
   const mode = read('MODE', 'sandbox', (t) => oneOf(t, ['sandbox', 'live'] as const), 'sandbox or live');
-  const railKind = read('RAIL', 'sandbox', (t) => oneOf(t, ['sandbox', 'baneco'] as const), 'sandbox or baneco');
+  const railKind = read('RAIL', 'sandbox', (t) => oneOf(t, RAIL_NAMES), RAIL_NAMES.join(' or '));
   const problemsBeforeRail = problems.length;
   const rail: RailConfig = railKind === 'baneco' ? { kind: 'baneco', baneco: readBaneco(read, problems, env) } : { kind: 'sandbox' };
   // The bank's client and simulator are being built (docs/rails.md, "Where it stands"); until the rail's

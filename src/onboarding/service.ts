@@ -9,7 +9,7 @@ import * as events from '../events/service.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../kernel/errors.ts';
 import { runIdempotent, type IdempotencyScope, type IdempotentResult } from '../idempotency/service.ts';
 import { randomBase62 } from '../ids.ts';
-import { FullAccountNumber } from '../masking.ts';
+import type { SandboxPayer } from '../rails/pay-in.ts';
 import * as merchants from '../merchants/service.ts';
 import type { PurposePayment } from '../qr/purposes.ts';
 import * as qrs from '../qr/service.ts';
@@ -305,16 +305,17 @@ export async function issueFirstApiKey(
 /** Sandbox "Simulate payment" on the activation step: a payer's bank pays the activation QR. */
 export async function simulateActivationPayment(
   context: Pick<AppContext, 'db' | 'config' | 'purposes'>,
+  payer: SandboxPayer,
   intent: IntentRow,
   now: Date,
 ): Promise<void> {
   if (!intent.activation_qr_id) throw new ApiError('QR_NOT_PAYABLE', { message: 'There is no activation payment to make.' });
-  await qrs.receivePayment(context, {
+  await qrs.receivePayment(context, payer.toNotice({
     qrId: intent.activation_qr_id,
     businessCode: PLATFORM_BUSINESS_CODE,
     amountCentavos: null,
-    payer: { sourceBank: 'Banco Sandbox', accountNumber: new FullAccountNumber('10000123454321'), accountTitular: intent.legal_name ?? 'Sandbox Payer' },
-  }, now);
+    accountTitular: intent.legal_name ?? undefined,
+  }), now);
 }
 
 export async function findActivationQr(db: Queryable, intent: IntentRow): Promise<qrs.QrWithLastPayment | undefined> {

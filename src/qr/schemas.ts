@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PaginationQueryProperties, PageSchema } from '../kernel/pagination.ts';
 import { CurrencySchema, MoneyAmount, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
+import { RAIL_NAMES } from '../rails/names.ts';
 
 /** 0.10 to 100000.00 BOB, in centavos (docs/api-reference.md#create-a-qr). */
 export const QR_AMOUNT_MIN_CENTAVOS = 10;
@@ -64,8 +65,15 @@ export const PaymentSchema = Type.Object({
   movement_id: Type.Integer(),
   amount_refunded: Type.Number({ description: 'What refunds that have not failed give back of this payment', example: 0 }),
   late: Type.Boolean({ description: 'Money that arrived for a QR that could no longer take it; refunded in full at once (docs: late payments)' }),
+  rail: RailNameSchema('The rail the payment came through'),
+  rail_reference: Type.Union([Type.String(), Type.Null()], { description: 'The bank\'s transaction id of the payment; null on the sandbox' }),
 });
 export type PaymentView = Static<typeof PaymentSchema>;
+
+/** `rail`: which rail a QR was issued on, or a payment came through (docs/rails.md). */
+function RailNameSchema(description: string) {
+  return StringEnum(RAIL_NAMES, { description });
+}
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -92,6 +100,8 @@ const QrProperties = {
   paid_at: Nullable(Timestamp()),
   canceled_at: Nullable(Timestamp()),
   cancel_reason: Type.Union([StringEnum(['merchant', 'expired'] as const), Type.Null()]),
+  rail: RailNameSchema('The rail the QR was issued on (RAIL)'),
+  rail_reference: Nullable(Type.String({ description: 'The bank\'s id of the QR; null on the sandbox' })),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 };

@@ -148,6 +148,10 @@ async function prepareQr(
     minAmountCentavos: input.minAmountCentavos ?? null,
     maxAmountCentavos: input.maxAmountCentavos ?? null,
     maxPayments: input.maxPayments ?? null,
+    // The configured rail's name; the service issues the QR itself (a bank's rail: the bank does, and
+    // its id becomes rail_reference).
+    rail: config.rail.kind,
+    railReference: null,
   };
 }
 
@@ -418,6 +422,8 @@ function newPaymentOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos
     accountNumber: notice.payer.accountNumber,
     accountTitular: notice.payer.accountTitular,
     movementId,
+    rail: notice.rail,
+    railReference: notice.railReference,
   };
 }
 

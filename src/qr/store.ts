@@ -1,5 +1,6 @@
 // SQL of simple QRs and their payments. Transitions are guarded updates (docs/architecture.md, habit 4); expiry is
 // applied at the time passed in ($now), never the database's own clock.
+import type { RailName } from '../rails/names.ts';
 import { databaseErrorOf, SqlState, type Queryable } from '../db/database.ts';
 import { FullAccountNumber, revealAccountNumber } from '../masking.ts';
 import { centavos, type Centavos } from '../money.ts';
@@ -32,6 +33,9 @@ export interface QrRow {
   paid_at: Date | null;
   canceled_at: Date | null;
   cancel_reason: CancelReason | null;
+  /** The rail the QR was issued on, and the bank's id of it (null on the sandbox). */
+  rail: RailName;
+  rail_reference: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -52,6 +56,9 @@ export interface PaymentRow {
   amount_refunded_centavos: Centavos;
   /** Money that arrived for a QR that could no longer take it (refunded in full when it was recorded). */
   late: boolean;
+  /** The rail the payment came through, and the bank's transaction id (null on the sandbox): recorded once. */
+  rail: RailName;
+  rail_reference: string | null;
 }
 
 /** A QR with its latest payment (null before the first), as every read returns it. */
@@ -63,8 +70,8 @@ export interface QrWithLastPayment {
 const QR_COLUMNS = `id, business_code, pay_token, status, amount_centavos, currency, modify_amount, is_multi_use,
   description, qr_expiration, expires_at, purpose, qr_payload, qr_image, payments_count, amount_collected_centavos,
   external_reference, min_amount_centavos, max_amount_centavos, max_payments,
-  last_payment_id, paid_at, canceled_at, cancel_reason, created_at, updated_at`;
-const PAYMENT_COLUMNS = 'id, qr_id, business_code, amount_centavos, currency, status, source_bank, account_number, account_titular, movement_id, paid_at, amount_refunded_centavos, late';
+  last_payment_id, paid_at, canceled_at, cancel_reason, rail, rail_reference, created_at, updated_at`;
+const PAYMENT_COLUMNS = 'id, qr_id, business_code, amount_centavos, currency, status, source_bank, account_number, account_titular, movement_id, paid_at, amount_refunded_centavos, late, rail, rail_reference';
 
 /** QR columns prefixed `q.` and the last payment's columns as `p_…`, for the joined reads. */
 const JOINED_COLUMNS = [
@@ -99,6 +106,8 @@ export interface NewQr {
   minAmountCentavos: Centavos | null;
   maxAmountCentavos: Centavos | null;
   maxPayments: number | null;
+  rail: RailName;
+  railReference: string | null;
 }
 
 export class PayTokenTakenError extends Error {}
@@ -134,6 +143,8 @@ export async function insertQr(tx: Queryable, qr: NewQr, now: Date): Promise<QrR
     paid_at: null,
     canceled_at: null,
     cancel_reason: null,
+    rail: qr.rail,
+    rail_reference: qr.railReference,
     created_at: now,
     updated_at: now,
   };
@@ -144,14 +155,14 @@ export async function insertQr(tx: Queryable, qr: NewQr, now: Date): Promise<QrR
       `insert into simple_qrs (id, business_code, pay_token, amount_centavos, modify_amount, is_multi_use, description,
          qr_expiration, expires_at, purpose, qr_payload, qr_image, created_at, updated_at,
          external_reference, min_amount_centavos, max_amount_centavos, max_payments,
-         status, currency, payments_count, amount_collected_centavos)
+         status, currency, payments_count, amount_collected_centavos, rail, rail_reference)
        values ($1::uuid, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::boolean, $7::text,
          $8::text, $9::timestamptz, $10::text, $11::text, $12::text, $13::timestamptz, $13::timestamptz,
          $14::text, $15::bigint, $16::bigint, $17::integer,
-         'ACTIVE', 'BOB', 0, 0)`,
+         'ACTIVE', 'BOB', 0, 0, $18::text, $19::text)`,
       [row.id, row.business_code, row.pay_token, row.amount_centavos, row.modify_amount, row.is_multi_use, row.description,
         row.qr_expiration, row.expires_at, row.purpose, row.qr_payload, row.qr_image, now,
-        row.external_reference, row.min_amount_centavos, row.max_amount_centavos, row.max_payments],
+        row.external_reference, row.min_amount_centavos, row.max_amount_centavos, row.max_payments, row.rail, row.rail_reference],
     );
     return row;
   } catch (error) {
@@ -271,28 +282,35 @@ export interface NewPayment {
   accountNumber: FullAccountNumber;
   accountTitular: string;
   movementId: number;
+  rail: RailName;
+  /** The bank's transaction id: a second payment with the same one is refused (RailPaymentRecordedError). */
+  railReference: string | null;
 }
 
 export class SingleUseAlreadyPaidError extends Error {}
+
+/** The rail's payment with this transaction id is recorded already (callback, poll and sweep raced). */
+export class RailPaymentRecordedError extends Error {}
 
 /** Inserts the payment and points the QR's last_payment_id at it, in one statement. */
 export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment, now: Date): Promise<PaymentRow> {
   try {
     const { rows } = await tx.query<StoredPayment>(
       `with inserted as (
-         insert into qr_payments (qr_id, business_code, single_use, amount_centavos, source_bank, account_number, account_titular, movement_id, paid_at)
-         values ($1::uuid, $2::bigint, $3::boolean, $4::bigint, $5::text, $6::text, $7::text, $8::bigint, $9::timestamptz)
+         insert into qr_payments (qr_id, business_code, single_use, amount_centavos, source_bank, account_number, account_titular, movement_id, paid_at, rail, rail_reference)
+         values ($1::uuid, $2::bigint, $3::boolean, $4::bigint, $5::text, $6::text, $7::text, $8::bigint, $9::timestamptz, $10::text, $11::text)
          returning ${PAYMENT_COLUMNS}
        ), pointed as (
          update simple_qrs set last_payment_id = (select id from inserted) where id = $1::uuid
        )
        select ${PAYMENT_COLUMNS} from inserted`,
       [payment.qrId, payment.businessCode, payment.singleUse, payment.amountCentavos, payment.sourceBank,
-        revealAccountNumber(payment.accountNumber), payment.accountTitular, payment.movementId, now],
+        revealAccountNumber(payment.accountNumber), payment.accountTitular, payment.movementId, now, payment.rail, payment.railReference],
     );
     return fromStoredPayment(rows[0]!);
   } catch (error) {
     if (databaseErrorOf(error)?.constraint === 'qr_payments_single_use_once') throw new SingleUseAlreadyPaidError('single-use QR already paid');
+    if (databaseErrorOf(error)?.constraint === 'qr_payments_rail_reference_unique') throw new RailPaymentRecordedError('rail payment recorded already');
     throw error;
   }
 }
@@ -300,12 +318,15 @@ export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment, no
 /** Inserts a late payment: a row of the QR's payments that is not its last payment and does not count as paid. */
 export async function insertLatePayment(tx: Queryable, payment: NewPayment, now: Date): Promise<PaymentRow> {
   const { rows } = await tx.query<StoredPayment>(
-    `insert into qr_payments (qr_id, business_code, single_use, late, amount_centavos, source_bank, account_number, account_titular, movement_id, paid_at)
-     values ($1::uuid, $2::bigint, $3::boolean, true, $4::bigint, $5::text, $6::text, $7::text, $8::bigint, $9::timestamptz)
+    `insert into qr_payments (qr_id, business_code, single_use, late, amount_centavos, source_bank, account_number, account_titular, movement_id, paid_at, rail, rail_reference)
+     values ($1::uuid, $2::bigint, $3::boolean, true, $4::bigint, $5::text, $6::text, $7::text, $8::bigint, $9::timestamptz, $10::text, $11::text)
      returning ${PAYMENT_COLUMNS}`,
     [payment.qrId, payment.businessCode, payment.singleUse, payment.amountCentavos, payment.sourceBank,
-      revealAccountNumber(payment.accountNumber), payment.accountTitular, payment.movementId, now],
-  );
+      revealAccountNumber(payment.accountNumber), payment.accountTitular, payment.movementId, now, payment.rail, payment.railReference],
+  ).catch((error: unknown) => {
+    if (databaseErrorOf(error)?.constraint === 'qr_payments_rail_reference_unique') throw new RailPaymentRecordedError('rail payment recorded already');
+    throw error;
+  });
   return fromStoredPayment(rows[0]!);
 }
 

@@ -24,6 +24,8 @@ export function toPaymentView(payment: PaymentRow): PaymentView {
     movement_id: payment.movement_id,
     amount_refunded: centavosToAmount(payment.amount_refunded_centavos),
     late: payment.late,
+    rail: payment.rail,
+    rail_reference: payment.rail_reference,
   };
 }
 
@@ -57,6 +59,8 @@ export function toQrEventView(config: Pick<Config, 'publicBaseUrl'>, { qr, lastP
     paid_at: qr.paid_at?.toISOString() ?? null,
     canceled_at: state.canceledAt?.toISOString() ?? null,
     cancel_reason: state.cancelReason,
+    rail: qr.rail,
+    rail_reference: qr.rail_reference,
     created_at: qr.created_at.toISOString(),
     updated_at: state.updatedAt.toISOString(),
   };

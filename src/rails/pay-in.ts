@@ -4,6 +4,7 @@
 import type { FullAccountNumber } from '../masking.ts';
 import type { Centavos } from '../money.ts';
 import type { RailFailureCode } from './failures.ts';
+import type { RailName } from './names.ts';
 
 export interface Payer {
   sourceBank: string;
@@ -19,6 +20,9 @@ export interface PaymentNotice {
   /** The amount paid; null lets the QR decide (its fixed amount, or the suggested one when editable). */
   amountCentavos: Centavos | null;
   payer: Payer;
+  /** The rail it came through, and the bank's transaction id (null on the sandbox): one payment per id, ever. */
+  rail: RailName;
+  railReference: string | null;
 }
 
 /** What a rail needs to send a refund back to the payer who paid. The account number is the full one. */

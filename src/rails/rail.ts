@@ -5,9 +5,9 @@
 // mode or the configuration which rail it has.
 import type { PayOutRail } from './pay-out.ts';
 import type { RefundRail, SandboxPayer } from './pay-in.ts';
+import type { RailName } from './names.ts';
 
-export const RAIL_NAMES = ['sandbox', 'baneco'] as const;
-export type RailName = (typeof RAIL_NAMES)[number];
+export type { RailName } from './names.ts';
 
 export interface Rail {
   readonly name: RailName;

@@ -1,6 +1,7 @@
 // Races of the final step on PostgreSQL (PGlite runs one transaction at a time, so it proves nothing here):
 // concurrent submits with a fee of 0, concurrent activation payments, and a payment racing a cancel each
 // end with at most one merchant, decided by the guarded transition and the unique constraints.
+import { sandboxPayer } from '../../src/rails/sandbox/pay-in.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as onboarding from '../../src/onboarding/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -65,8 +66,8 @@ describeOnPostgres('onboarding races on %s', (kind) => {
       const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
       const { rows: [balanceBefore] } = await t.db.query<{ a: number }>('select available_centavos as a from balances where business_code = 1000');
       const results = await Promise.allSettled([
-        onboarding.simulateActivationPayment(t.context, stored, t.clock.now()),
-        onboarding.simulateActivationPayment(free.context, stored, t.clock.now()),
+        onboarding.simulateActivationPayment(t.context, sandboxPayer, stored, t.clock.now()),
+        onboarding.simulateActivationPayment(free.context, sandboxPayer, stored, t.clock.now()),
       ]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
@@ -87,7 +88,7 @@ describeOnPostgres('onboarding races on %s', (kind) => {
       const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
       const { rows: [balanceBefore] } = await t.db.query<{ a: number }>('select available_centavos as a from balances where business_code = 1000');
       const [payment, cancel] = await Promise.allSettled([
-        onboarding.simulateActivationPayment(free.context, stored, t.clock.now()),
+        onboarding.simulateActivationPayment(free.context, sandboxPayer, stored, t.clock.now()),
         onboarding.cancelByToken(t.db, t.config, tokenOf(intent), t.clock.now()),
       ]);
       // never a deadlock or another database error: only the loser's clean refusal

@@ -1,6 +1,7 @@
 // The hosted onboarding flow in headless Chromium (Debian's /usr/bin/chromium; never downloaded): fill the
 // form, pay the activation fee, get the key once, follow success_url; cancel; expiry. Screenshots,
 // accessibility and weight of every page: test/pages/hosted-pages.browser.test.ts.
+import { sandboxPayer } from '../../src/rails/sandbox/pay-in.ts';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as onboarding from '../../src/onboarding/service.ts';
@@ -97,7 +98,7 @@ describeInChromium('hosted onboarding flow in Chromium', () => describe.each(dat
       await Promise.all([page.waitForNavigation(), page.click('#submit-button')]);
       expect(await page.textContent('h1')).toBe('Activation payment');
       const stored = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
-      await onboarding.simulateActivationPayment(t.context, stored, t.clock.now());
+      await onboarding.simulateActivationPayment(t.context, sandboxPayer, stored, t.clock.now());
       await page.waitForURL(/\/done$/, { timeout: 8_000 });
       expect(await page.textContent('#api-key')).toMatch(/^mk_test_/);
     } finally {

@@ -1,6 +1,7 @@
 // The hosted onboarding flow over HTTP (docs/api-reference.md#hosted-onboarding-flow): the form with server-side validation and CSRF, the
 // activation payment through the QR purpose hook, the fee-0 path, the done page's key shown once, cancel,
 // the 410s, and the partner's events carrying the metadata.
+import { sandboxPayer } from '../../src/rails/sandbox/pay-in.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revealAccountNumber } from '../../src/masking.ts';
 import { findPayoutAccount } from '../../src/merchants/service.ts';
@@ -254,7 +255,7 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     const qr = (await qrs.findQrById(t.db, stored.activation_qr_id!))!.qr;
     expect(qr.status).toBe('CANCELED');
     expect({ full: stored.payout_account_number, masked: stored.payout_account_masked }).toEqual({ full: null, masked: '**********3456' });
-    await expect(onboarding.simulateActivationPayment(t.context, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
+    await expect(onboarding.simulateActivationPayment(t.context, sandboxPayer, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
     expect((await browser.post('/simulate-payment')).status).toBe(410);
   });
 
@@ -269,9 +270,9 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
       expect(page.status).toBe(410);
       expect(page.text).toContain('venció');
     }
-    await expect(onboarding.simulateActivationPayment(t.context, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
+    await expect(onboarding.simulateActivationPayment(t.context, sandboxPayer, stored, t.clock.now())).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
     // even a payment reaching a QR that outlives the intent by rounding is refused by the purpose handler
-    await expect(onboarding.simulateActivationPayment(t.context, stored, new Date(stored.expires_at.getTime() + 1))).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
+    await expect(onboarding.simulateActivationPayment(t.context, sandboxPayer, stored, new Date(stored.expires_at.getTime() + 1))).rejects.toMatchObject({ code: 'QR_NOT_PAYABLE' });
     expect(await platformAvailable()).toBe(platformBefore);
     expect((await readIntent(intent.code)).body).toMatchObject({ status: 'expired', business_code: null });
     await onboarding.sweepExpiredIntents(t.db, t.clock.now(), 1000);

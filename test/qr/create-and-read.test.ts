@@ -29,7 +29,7 @@ describe.each(databaseKinds())('simple QRs on %s: create and read', (kind) => {
     expect(Object.keys(qr).sort()).toEqual([
       'amount', 'amount_collected', 'business_code', 'cancel_reason', 'canceled_at', 'created_at', 'currency', 'description',
       'expires_at', 'external_reference', 'id', 'is_multi_use', 'last_payment', 'max_amount', 'max_payments', 'min_amount',
-      'modify_amount', 'paid_at', 'payments_count', 'qr_expiration', 'qr_image', 'qr_payload', 'qr_url', 'status', 'updated_at',
+      'modify_amount', 'paid_at', 'payments_count', 'qr_expiration', 'qr_image', 'qr_payload', 'qr_url', 'rail', 'rail_reference', 'status', 'updated_at',
     ]);
   });
 

@@ -957,10 +957,23 @@ export interface paths {
                                     amount_refunded: number;
                                     /** @description Money that arrived for a QR that could no longer take it; refunded in full at once (docs: late payments) */
                                     late: boolean;
+                                    /**
+                                     * @description The rail the payment came through
+                                     * @enum {string}
+                                     */
+                                    rail: "sandbox" | "baneco";
+                                    /** @description The bank's transaction id of the payment; null on the sandbox */
+                                    rail_reference: string | null;
                                 } | null;
                                 paid_at: string | null;
                                 canceled_at: string | null;
                                 cancel_reason: ("merchant" | "expired") | null;
+                                /**
+                                 * @description The rail the QR was issued on (RAIL)
+                                 * @enum {string}
+                                 */
+                                rail: "sandbox" | "baneco";
+                                rail_reference: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
@@ -1207,10 +1220,23 @@ export interface paths {
                                 amount_refunded: number;
                                 /** @description Money that arrived for a QR that could no longer take it; refunded in full at once (docs: late payments) */
                                 late: boolean;
+                                /**
+                                 * @description The rail the payment came through
+                                 * @enum {string}
+                                 */
+                                rail: "sandbox" | "baneco";
+                                /** @description The bank's transaction id of the payment; null on the sandbox */
+                                rail_reference: string | null;
                             } | null;
                             paid_at: string | null;
                             canceled_at: string | null;
                             cancel_reason: ("merchant" | "expired") | null;
+                            /**
+                             * @description The rail the QR was issued on (RAIL)
+                             * @enum {string}
+                             */
+                            rail: "sandbox" | "baneco";
+                            rail_reference: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -1471,10 +1497,23 @@ export interface paths {
                                 amount_refunded: number;
                                 /** @description Money that arrived for a QR that could no longer take it; refunded in full at once (docs: late payments) */
                                 late: boolean;
+                                /**
+                                 * @description The rail the payment came through
+                                 * @enum {string}
+                                 */
+                                rail: "sandbox" | "baneco";
+                                /** @description The bank's transaction id of the payment; null on the sandbox */
+                                rail_reference: string | null;
                             } | null;
                             paid_at: string | null;
                             canceled_at: string | null;
                             cancel_reason: ("merchant" | "expired") | null;
+                            /**
+                             * @description The rail the QR was issued on (RAIL)
+                             * @enum {string}
+                             */
+                            rail: "sandbox" | "baneco";
+                            rail_reference: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -1708,10 +1747,23 @@ export interface paths {
                                 amount_refunded: number;
                                 /** @description Money that arrived for a QR that could no longer take it; refunded in full at once (docs: late payments) */
                                 late: boolean;
+                                /**
+                                 * @description The rail the payment came through
+                                 * @enum {string}
+                                 */
+                                rail: "sandbox" | "baneco";
+                                /** @description The bank's transaction id of the payment; null on the sandbox */
+                                rail_reference: string | null;
                             } | null;
                             paid_at: string | null;
                             canceled_at: string | null;
                             cancel_reason: ("merchant" | "expired") | null;
+                            /**
+                             * @description The rail the QR was issued on (RAIL)
+                             * @enum {string}
+                             */
+                            rail: "sandbox" | "baneco";
+                            rail_reference: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -1952,6 +2004,13 @@ export interface paths {
                                 amount_refunded: number;
                                 /** @description Money that arrived for a QR that could no longer take it; refunded in full at once (docs: late payments) */
                                 late: boolean;
+                                /**
+                                 * @description The rail the payment came through
+                                 * @enum {string}
+                                 */
+                                rail: "sandbox" | "baneco";
+                                /** @description The bank's transaction id of the payment; null on the sandbox */
+                                rail_reference: string | null;
                             }[];
                             meta: {
                                 current_page: number;
@@ -2147,6 +2206,13 @@ export interface paths {
                             amount_refunded: number;
                             /** @description Money that arrived for a QR that could no longer take it; refunded in full at once (docs: late payments) */
                             late: boolean;
+                            /**
+                             * @description The rail the payment came through
+                             * @enum {string}
+                             */
+                            rail: "sandbox" | "baneco";
+                            /** @description The bank's transaction id of the payment; null on the sandbox */
+                            rail_reference: string | null;
                         };
                     };
                 };
@@ -4357,6 +4423,13 @@ export interface paths {
                             amount_refunded: number;
                             /** @description Money that arrived for a QR that could no longer take it; refunded in full at once (docs: late payments) */
                             late: boolean;
+                            /**
+                             * @description The rail the payment came through
+                             * @enum {string}
+                             */
+                            rail: "sandbox" | "baneco";
+                            /** @description The bank's transaction id of the payment; null on the sandbox */
+                            rail_reference: string | null;
                             refund: {
                                 /** @example rf_4Hq0c2TgGm0p8mYwZb3sQx */
                                 id: string;

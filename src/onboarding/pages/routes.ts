@@ -3,7 +3,7 @@
 // answers 410; an unknown token 404. Post/redirect/get after every successful POST.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CapabilityRoutes } from '../../context.ts';
+import { sandboxHelpersOf, type CapabilityRoutes } from '../../context.ts';
 import { acceptFormPostsOnly } from '../../kernel/forms.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
@@ -24,7 +24,9 @@ const GONE_REASON: Record<'expired' | 'cancelled' | 'completed', GoneReason> = {
 export const onboardingPages: CapabilityRoutes = async (app, context) => {
   const { config, db, clock } = context;
   const pageRoute = hostedPage(config.publicBaseUrl);
-  const sandbox = config.mode === 'sandbox';
+  // "Simulate payment" on the activation step: MODE=sandbox on the sandbox rail only.
+  const sandboxHelpers = sandboxHelpersOf(context);
+  const sandbox = sandboxHelpers !== null;
   const banks = configuredBanks(config);
   const checkRegistration = registrationCheck(banks);
   const secureCookie = config.publicBaseUrl.startsWith('https:');
@@ -189,7 +191,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     return reply.code(status === 'open' ? 200 : 410).header('cache-control', 'no-store').send({ status });
   });
 
-  if (!sandbox) return; // live mode: payments come from payers' banks only
+  if (!sandboxHelpers) return; // live mode, or a bank's rail: payments come from payers' banks only
 
   app.post('/onboarding/:token/simulate-payment', { schema: { ...hidden, summary: 'Sandbox: pay the activation fee' }, config: pageRoute }, async (request, reply) => {
     const now = clock.now();
@@ -199,7 +201,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     if (!secret) return reply;
     if (intent.submitted_at === null) return redirect(request, reply, `/onboarding/${intent.token}`);
     try {
-      await onboarding.simulateActivationPayment(context, intent, now);
+      await onboarding.simulateActivationPayment(context, sandboxHelpers.payer, intent, now);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'QR_NOT_PAYABLE') throw error;
       const current = (await onboarding.findIntentByToken(db, intent.token))!;

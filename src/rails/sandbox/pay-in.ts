@@ -18,6 +18,8 @@ export const sandboxPayer: SandboxPayer = {
         accountNumber: new FullAccountNumber(input.accountNumber ?? '10000123454321'),
         accountTitular: input.accountTitular ?? SANDBOX_PAYER_NAME,
       },
+      rail: 'sandbox',
+      railReference: null,
     };
   },
 };
