@@ -55,3 +55,39 @@ export class FullAccountNumber {
 export function revealAccountNumber(accountNumber: FullAccountNumber): string {
   return digitsOf(accountNumber);
 }
+
+/**
+ * An account number a bank sent already masked (Banco Económico's payers: `******1913`). There is nothing
+ * to hide and nothing to reveal: it is stored and shown exactly as the bank gave it, and no rail can pay
+ * to it (revealAccountNumber takes only a FullAccountNumber). Text without a `*` is refused: a whole number
+ * must be a FullAccountNumber, so it is masked wherever it goes.
+ */
+export class BankMaskedAccountNumber {
+  /** The text as the bank sent it; the only field, as FullAccountNumber's `masked` is. */
+  readonly masked: string;
+
+  constructor(text: string) {
+    if (!text.includes('*')) throw new Error('an account number the bank masked holds a *');
+    this.masked = text;
+  }
+
+  toJSON(): string {
+    return this.masked;
+  }
+
+  toString(): string {
+    return this.masked;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `BankMaskedAccountNumber(${this.masked})`;
+  }
+}
+
+/** A payer's account: the full number (the sandbox's payers), or the bank's masked text (a bank's payers). */
+export type PayerAccountNumber = FullAccountNumber | BankMaskedAccountNumber;
+
+/** A payer's account as a store read it back: masked text stays as given, anything else is a full number. */
+export function payerAccountNumberOf(stored: string): PayerAccountNumber {
+  return stored.includes('*') ? new BankMaskedAccountNumber(stored) : new FullAccountNumber(stored);
+}
