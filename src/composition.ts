@@ -7,8 +7,8 @@ import { SecretBox } from './kernel/secret-box.ts';
 import { MerchantDisplayCache } from './merchants/display-cache.ts';
 import { ACTIVATION_PURPOSE, completeByActivationPayment } from './onboarding/service.ts';
 import { PaymentPurposes, type PaymentPurposeHandler } from './qr/purposes.ts';
-import type { Config } from './config.ts';
 import type { Rail } from './rails/rail.ts';
+import { banecoRail } from './rails/baneco/index.ts';
 import { sandboxRail } from './rails/sandbox/index.ts';
 
 export interface ComposeOptions {
@@ -23,7 +23,7 @@ export function createAppContext(base: BaseContext, options: ComposeOptions = {}
     purposes: new PaymentPurposes({ [ACTIVATION_PURPOSE]: completeByActivationPayment, ...options.purposes }),
     merchantDisplays: new MerchantDisplayCache(),
     secrets: new SecretBox(base.config.encryptionKeys),
-    rail: railFor(base.config),
+    rail: railFor(base),
   };
 }
 
@@ -31,12 +31,13 @@ export function createAppContext(base: BaseContext, options: ComposeOptions = {}
  * The rail RAIL names. A live service on the sandbox rail has none: the pretend bank must never settle real
  * transfers, so money waits PENDING until a bank rail is configured (docs/going-live.md).
  */
-function railFor(config: Config): Rail | null {
+function railFor({ config, db, clock }: BaseContext): Rail | null {
   switch (config.rail.kind) {
     case 'sandbox':
       return config.mode === 'sandbox' ? sandboxRail() : null;
     case 'baneco':
-      // config.ts refuses RAIL=baneco until the rail can take money (docs/rails.md, "Where it stands").
-      throw new Error('RAIL=baneco is not runnable in this version yet');
+      // config.ts refuses RAIL=baneco from the environment until the pay-out half lands (docs/rails.md,
+      // "Where it stands"); tests build it from a typed config.
+      return banecoRail({ config: config.rail.baneco, serviceTimeZone: config.serviceTimeZone, db, clock });
   }
 }

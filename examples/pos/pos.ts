@@ -47,7 +47,9 @@ process.exit(0);
 
 async function sell(amount: number): Promise<void> {
   const qr = await client.simpleQrs.create({ business_code: businessCode, amount, description: 'Sale at the counter', qr_expiration: '+5m' });
-  console.log(await QRCode.toString(qr.qr_payload, { type: 'terminal', small: true }));
+  // A bank's QR whose image could not be decoded has no payload to draw: the hosted page shows its image.
+  if (qr.qr_payload === null) console.log(`Scan the QR at ${qr.qr_url}`);
+  else console.log(await QRCode.toString(qr.qr_payload, { type: 'terminal', small: true }));
   console.log(`QR ${qr.id}: Bs ${amount.toFixed(2)}, waiting for the payment (Ctrl+C cancels)…`);
 
   const giveUp = new AbortController();

@@ -13,6 +13,7 @@ import { accessLogger, createLogger, lazyChildLogger, logBackgroundError, logRes
 import type { App } from '../kernel/routes.ts';
 import { ErrorSchema } from '../kernel/schemas.ts';
 import { parseJsonBody, validatorCompiler } from '../kernel/validation.ts';
+import { bankRoutes } from '../bank/routes.ts';
 import { ledgerRoutes } from '../ledger/routes.ts';
 import { refundRoutes } from '../refunds/routes.ts';
 import { adminRoutes } from '../merchants/admin-routes.ts';
@@ -39,7 +40,7 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** The public API's capabilities, each a plugin of its own routes. */
-const CAPABILITY_ROUTES: CapabilityRoutes[] = [ledgerRoutes, qrRoutes, transferRoutes, refundRoutes, onboardingRoutes, webhookEndpointRoutes, eventRoutes];
+const CAPABILITY_ROUTES: CapabilityRoutes[] = [ledgerRoutes, qrRoutes, transferRoutes, refundRoutes, onboardingRoutes, webhookEndpointRoutes, eventRoutes, bankRoutes];
 
 export interface BuildAppOptions {
   /** Extra plugins registered after the service's own routes (tests use it for fixture routes). */

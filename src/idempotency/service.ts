@@ -4,7 +4,7 @@
 // work and store its outcome in the same transaction. The database decides, not process memory, so
 // two processes receiving the same key at the same moment still execute it once.
 import { createHash } from 'node:crypto';
-import type { Database, Transaction } from '../db/database.ts';
+import type { Database, Queryable, Transaction } from '../db/database.ts';
 import { ApiError, type ErrorCode } from '../kernel/errors.ts';
 import * as store from './store.ts';
 import type { IdempotencyScope } from './store.ts';
@@ -112,6 +112,18 @@ export async function runIdempotentEach<R extends IdempotentRequest>(
     });
     return results as Array<IdempotentResult | ApiError>;
   });
+}
+
+/**
+ * The outcome already stored for the key, read only (no lock, no transaction): for work that must happen
+ * before the idempotent transaction — a call to a bank — and must not happen again for a stored key.
+ * null when none is stored; 422 IDEMPOTENCY_KEY_REUSED when one is, for another request.
+ */
+export async function storedOutcome(db: Queryable, scope: IdempotencyScope, request: unknown): Promise<IdempotentResult | null> {
+  const stored = await store.findOutcome(db, scope);
+  if (!stored) return null;
+  if (stored.request_hash !== fingerprint(request)) throw new ApiError('IDEMPOTENCY_KEY_REUSED');
+  return { statusCode: stored.status_code, body: stored.response_body, replayed: true };
 }
 
 /** One string per (caller, route, key): UUIDs compare case-insensitively, as the database compares them. */

@@ -76,3 +76,13 @@ export async function deleteOutcomesBefore(tx: Queryable, cutoff: Date, limit: n
   );
   return rowCount;
 }
+
+/** The stored outcome of a key, read without any lock (a look before work that must not run in a transaction). */
+export async function findOutcome(db: Queryable, scope: IdempotencyScope): Promise<{ request_hash: string; status_code: number; response_body: unknown } | undefined> {
+  const { rows } = await db.query<{ request_hash: string; status_code: number; response_body: unknown }>(
+    `select request_hash, status_code, response_body from idempotency_keys
+      where caller = $1::text and route = $2::text and idempotency_key = $3::uuid`,
+    [scope.caller, scope.route, scope.key],
+  );
+  return rows[0];
+}

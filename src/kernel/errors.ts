@@ -32,6 +32,8 @@ export const ERROR_CATALOGUE = {
   IDEMPOTENCY_KEY_REUSED: { status: 422, type: 'idempotency_error', message: 'This Idempotency-Key was used with a different request body.', when: 'the `Idempotency-Key` was used before with a different request' },
   RATE_LIMITED: { status: 429, type: 'rate_limit_error', message: 'Too many requests for this API key; retry after the time in Retry-After.', when: 'over the rate limit of the key, or of the client address on routes without a key; a client network locked out after ten wrong operator or metrics tokens; a connection past `CONNECTIONS_PER_ADDRESS`; an event redelivered more than 10 times in an hour; see `Retry-After`' },
   INTERNAL_ERROR: { status: 500, type: 'api_error', message: 'Something went wrong on our side; the request id identifies it in our logs.', when: 'an unexpected failure on the service\'s side; the request id identifies it in the log' },
+  RAIL_REFUSED: { status: 502, type: 'api_error', message: 'The bank refused the request.', when: 'with a bank\'s rail (`RAIL=baneco`), the bank refused a call the request needed (creating a QR); the message is the bank\'s, cleaned. Nothing was created' },
+  RAIL_UNAVAILABLE: { status: 503, type: 'api_error', message: 'The bank did not answer; retry after the time in Retry-After.', when: 'with a bank\'s rail, the bank did not answer a call the request needed (creating a QR) within `BANECO_TIMEOUT`, or answered something unreadable; nothing was created; see `Retry-After`' },
   SERVICE_UNAVAILABLE: { status: 503, type: 'api_error', message: 'The service cannot reach its database; retry after the time in Retry-After.', when: 'the database cannot be reached; see `Retry-After`' },
 } as const satisfies Record<string, { status: number; type: string; message: string; when: string }>;
 
@@ -111,4 +113,17 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 /** 503 with Retry-After: the database cannot be reached, or is not ready yet. */
 export function serviceUnavailable(message?: string): ApiError {
   return new ApiError('SERVICE_UNAVAILABLE', { message, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+}
+
+/** Seconds a client should wait before retrying a request the bank did not answer. */
+export const RAIL_RETRY_AFTER_SECONDS = 10;
+
+/** 503 with Retry-After: the bank did not answer a call the request needed. */
+export function railUnavailable(): ApiError {
+  return new ApiError('RAIL_UNAVAILABLE', { headers: { 'Retry-After': String(RAIL_RETRY_AFTER_SECONDS) } });
+}
+
+/** 502: the bank refused a call the request needed; `bankMessage` is already cleaned by the rail. */
+export function railRefused(bankMessage: string): ApiError {
+  return new ApiError('RAIL_REFUSED', { message: bankMessage === '' ? ERROR_CATALOGUE.RAIL_REFUSED.message : `The bank refused the request: ${bankMessage}` });
 }

@@ -39,7 +39,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
       tags, security,
       summary: 'Create a payment QR',
       body: CreateQrBody,
-      response: { 201: QrSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 400, 409, 413, 415, 422) },
+      response: { 201: QrSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 400, 409, 413, 415, 422, 502) },
     },
   }, async (request, reply) => {
     const result = await qrs.createQr(context, {

@@ -89,7 +89,7 @@ const QrProperties = {
   qr_expiration: Nullable(Type.String({ description: 'Expiry as `YYYY-MM-DD HH:mm:ss` in SERVICE_TIMEZONE' })),
   expires_at: Nullable(Timestamp()),
   qr_url: Type.String({ description: 'Hosted payment page' }),
-  qr_payload: Type.String({ description: 'EMVCo Merchant-Presented Mode payload' }),
+  qr_payload: Nullable(Type.String({ description: 'EMVCo Merchant-Presented Mode payload; with a bank\'s rail the text the bank\'s image encodes, or null when it cannot be decoded' })),
   external_reference: Nullable(Type.String({ description: 'Your own order id, as sent' })),
   min_amount: Type.Union([Type.Number(), Type.Null()], { description: 'Least a payer may enter (editable amounts)' }),
   max_amount: Type.Union([Type.Number(), Type.Null()], { description: 'Most a payer may enter (editable amounts)' }),
@@ -109,7 +109,7 @@ const QrProperties = {
 /** The QR resource (docs/api-reference.md#the-qr-resource). */
 export const QrSchema = Type.Object({
   ...QrProperties,
-  qr_image: Type.String({ description: 'PNG of qr_payload as a data URI' }),
+  qr_image: Type.String({ description: 'PNG of qr_payload as a data URI; with a bank\'s rail the bank\'s image, unchanged' }),
 });
 export type QrView = Static<typeof QrSchema>;
 /** The resource without its image, as events carry it (docs/api-reference.md#event-types). */

@@ -6,8 +6,8 @@ import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
-import { runIdempotent, type IdempotencyScope, type IdempotentResult } from '../idempotency/service.ts';
-import { ApiError, notFound, validationError, type FieldError } from '../kernel/errors.ts';
+import { runIdempotent, storedOutcome, type IdempotencyScope, type IdempotentResult } from '../idempotency/service.ts';
+import { ApiError, notFound, railRefused, railUnavailable, validationError, type FieldError } from '../kernel/errors.ts';
 import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts';
 import { randomBase62 } from '../ids.ts';
 import * as ledger from '../ledger/service.ts';
@@ -16,12 +16,15 @@ import { centavosToAmount, formatCentavos, validatedCentavos, type Centavos } fr
 import { buildEmvPayload } from './emv.ts';
 import { parseExpiration } from './expiration.ts';
 import { renderQrDataUri } from './png.ts';
-import type { PaymentNotice } from '../rails/pay-in.ts';
+import { requestRailCancel } from '../rails/cancels.ts';
+import type { PayInRail, PaymentNotice } from '../rails/pay-in.ts';
+import { bankImageDataUri, decodeBankQrImage } from './bank-image.ts';
 import { QR_AMOUNT_BOUNDS, type CreateQrBody } from './schemas.ts';
 import { effectiveState } from './state.ts';
 import * as store from './store.ts';
 import { qrUrlOf, toPaymentView, toQrEventView, toQrView } from './views.ts';
 import type { PaymentRow, QrRow, QrWithLastPayment } from './store.ts';
+import type { RailName } from '../rails/names.ts';
 
 export type { PaymentRow, QrRow, QrStatus, QrWithLastPayment } from './store.ts';
 
@@ -62,10 +65,11 @@ export interface CheckedCreateQrInput extends CreateQrInput {
 }
 
 /** The checks of a create request that its schema cannot express; throws one 422 listing them all. */
-export function checkCreateInput(input: CreateQrInput, now: Date, serviceTimeZone: string): CheckedCreateQrInput {
+export function checkCreateInput(input: CreateQrInput, now: Date, serviceTimeZone: string, { bankIssues = false } = {}): CheckedCreateQrInput {
   const errors: FieldError[] = [];
-  if (!input.modifyAmount && input.amountCentavos === null) {
-    errors.push({ field: 'amount', code: 'required', message: 'is required when modify_amount is false' });
+  if (input.amountCentavos === null && (bankIssues || !input.modifyAmount)) {
+    // A bank issues every QR with an amount (§14.3): with a bank's rail it is required on every QR.
+    errors.push({ field: 'amount', code: 'required', message: bankIssues ? 'is required: the bank issues every QR with an amount' : 'is required when modify_amount is false' });
   }
   let expiresAt: Date | null = null;
   let qrExpirationWallClock: string | null = null;
@@ -132,9 +136,20 @@ async function prepareQr(
     merchantCity: merchant.city,
   });
   return {
+    ...newQrOf(businessCode, input, purpose),
+    payToken,
+    qrPayload,
+    qrImage: await render(qrPayload),
+    rail: config.rail.kind,
+  };
+}
+
+/** The QR's own fields, whoever draws its image; the service's own payload and image are set by the caller. */
+function newQrOf(businessCode: number, input: CheckedCreateQrInput, purpose: string | null): Omit<store.NewQr, 'qrPayload' | 'qrImage'> {
+  return {
     id: randomUUID(),
     businessCode,
-    payToken,
+    payToken: randomBase62(22),
     amountCentavos: input.amountCentavos,
     modifyAmount: input.modifyAmount,
     isMultiUse: input.isMultiUse,
@@ -142,15 +157,12 @@ async function prepareQr(
     qrExpiration: input.qrExpirationWallClock,
     expiresAt: input.expiresAt,
     purpose,
-    qrPayload,
-    qrImage: await render(qrPayload),
     externalReference: input.externalReference ?? null,
     minAmountCentavos: input.minAmountCentavos ?? null,
     maxAmountCentavos: input.maxAmountCentavos ?? null,
     maxPayments: input.maxPayments ?? null,
-    // The configured rail's name; the service issues the QR itself (a bank's rail: the bank does, and
-    // its id becomes rail_reference).
-    rail: config.rail.kind,
+    // The configured rail's name (a bank's QR gets the bank's id as rail_reference).
+    rail: 'sandbox',
     railReference: null,
   };
 }
@@ -177,7 +189,7 @@ export interface CreateQrRequest {
  * never holds a connection — then one insert, replayed for a repeated Idempotency-Key.
  */
 export async function createQr(
-  context: Pick<AppContext, 'db' | 'config' | 'merchantDisplays'>,
+  context: Pick<AppContext, 'db' | 'config' | 'merchantDisplays' | 'rail'>,
   { businessCode, body, idempotency }: CreateQrRequest,
   now: Date,
   render: RenderQrImage = renderInline,
@@ -193,12 +205,68 @@ export async function createQr(
     ...(body.max_amount === undefined ? {} : { maxAmountCentavos: qrAmountCentavos(body.max_amount)! }),
     ...(body.max_payments === undefined ? {} : { maxPayments: body.max_payments }),
   };
-  const checked = checkCreateInput(input, now, context.config.serviceTimeZone);
+  const payIn = context.rail?.payIn ?? null;
+  const checked = checkCreateInput(input, now, context.config.serviceTimeZone, { bankIssues: payIn !== null });
   if (body.business_code !== businessCode) throw new ApiError('BUSINESS_CODE_MISMATCH');
+  const fingerprinted = { business_code: businessCode, ...input, currency: 'BOB' };
+  if (payIn !== null) return createBankQr(context, payIn, { businessCode, checked, idempotency, fingerprinted }, now);
   const prepared = await prepareQr(context.db, context, businessCode, checked, null, render);
   const create = async (tx: Queryable) => ({ statusCode: 201, body: toQrView(context.config, await insertPreparedQr(tx, prepared, now), now) });
   if (idempotency === null) return { ...(await create(context.db)), replayed: false }; // a single insert: no transaction round trips
-  return runIdempotent(context.db, idempotency, { business_code: businessCode, ...input, currency: 'BOB' }, now, create);
+  return runIdempotent(context.db, idempotency, fingerprinted, now, create);
+}
+
+/**
+ * A QR the bank issues (§14.3), in three steps that never hold a connection across the bank's call:
+ * (1) a stored outcome of the key is looked up, read only — and replayed, without calling the bank;
+ * (2) the bank issues the QR under our id, outside any transaction — a refusal is 502 RAIL_REFUSED, no
+ * answer 503 RAIL_UNAVAILABLE, and in both cases nothing is written; (3) the QR and the key's outcome are
+ * stored in the usual idempotent transaction. Should a concurrent request with the same key have won
+ * meanwhile, its outcome is answered and the bank QR issued here is handed to the poll to cancel.
+ */
+async function createBankQr(
+  context: Pick<AppContext, 'db' | 'config' | 'merchantDisplays'>,
+  payIn: PayInRail,
+  { businessCode, checked, idempotency, fingerprinted }: { businessCode: number; checked: CheckedCreateQrInput; idempotency: IdempotencyScope | null; fingerprinted: unknown },
+  now: Date,
+): Promise<IdempotentResult> {
+  const { db, config } = context;
+  if (idempotency !== null) {
+    const stored = await storedOutcome(db, idempotency, fingerprinted);
+    if (stored) return stored;
+  }
+  const qrId = randomUUID();
+  const issued = await payIn.issueQr({
+    qrId,
+    amountCentavos: checked.amountCentavos!, // required with a bank's rail (checkCreateInput)
+    description: checked.description ?? '',
+    expiresAt: checked.expiresAt,
+    issuedAt: now,
+    singleUse: !checked.isMultiUse,
+    modifyAmount: checked.modifyAmount,
+  });
+  if (issued.outcome === 'refused') throw railRefused(issued.message);
+  if (issued.outcome === 'unknown') throw railUnavailable();
+  const railReference = issued.value.railReference;
+  const prepared: store.NewQr = {
+    ...newQrOf(businessCode, checked, null),
+    id: qrId,
+    qrPayload: decodeBankQrImage(issued.value.pngBase64),
+    qrImage: bankImageDataUri(issued.value.pngBase64),
+    rail: config.rail.kind,
+    railReference,
+  };
+  const create = async (tx: Queryable) => ({ statusCode: 201, body: toQrView(config, await insertPreparedQr(tx, prepared, now), now) });
+  if (idempotency === null) return { ...(await create(db)), replayed: false };
+  let result: IdempotentResult;
+  try {
+    result = await runIdempotent(db, idempotency, fingerprinted, now, create);
+  } catch (error) {
+    await requestRailCancel(db, config.rail.kind, railReference, now).catch(() => undefined); // best effort: nothing of ours points at it
+    throw error;
+  }
+  if (result.replayed) await requestRailCancel(db, config.rail.kind, railReference, now).catch(() => undefined);
+  return result;
 }
 
 /**
@@ -271,6 +339,8 @@ export async function cancelQr(tx: Transaction, config: Pick<Config, 'publicBase
     throw new ApiError('QR_NOT_CANCELABLE', { message: `QR ${qrId} is already paid or canceled.` });
   }
   const found = (await store.findQrOfMerchant(tx, businessCode, qrId))!;
+  // A bank's QR is cancelled at the bank too, by the poll, after this answer (§14.3).
+  if (canceled.rail_reference !== null) await requestRailCancel(tx, canceled.rail, canceled.rail_reference, now);
   await events.emit(tx, { kind: 'merchant', businessCode }, 'simple_qr.canceled', toQrEventView(config, found, now), now);
   tx.notifyAfterCommit(QR_CHANGED_CHANNEL, found.qr.id); // the id as stored: the path's may differ in case
   return found;
@@ -283,6 +353,8 @@ export async function sweepExpiredQrs(db: Database, config: Pick<Config, 'public
     if (expired.length === 0) return 0;
     const withPayments = await store.findQrsByIds(tx, expired.map((qr) => qr.id));
     for (const found of withPayments) {
+      // A bank's QR past its expiry is cancelled at the bank at the next poll (§14.3).
+      if (found.qr.rail_reference !== null) await requestRailCancel(tx, found.qr.rail, found.qr.rail_reference, now);
       await events.emit(tx, { kind: 'merchant', businessCode: found.qr.business_code }, 'simple_qr.canceled', toQrEventView(config, found, now), now);
       tx.notifyAfterCommit(QR_CHANGED_CHANNEL, found.qr.id);
     }
@@ -358,8 +430,17 @@ export async function receivePaymentIn(
     ? await findQrById(tx, notice.qrId)
     : await getQrOfMerchant(tx, notice.businessCode, notice.qrId);
   if (!current) throw notFound('QR');
-  const amountCentavos = resolvePaymentAmount(current.qr, notice.amountCentavos);
   const standing = await merchants.paymentStanding(tx, current.qr.business_code);
+  let amountCentavos: Centavos;
+  try {
+    amountCentavos = resolvePaymentAmount(current.qr, notice.amountCentavos);
+  } catch (error) {
+    // Money a bank already moved (a notice with the bank's payment id) is never refused (§14.3): an amount
+    // that breaks the QR's rules is recorded as a late payment and refunded in full; the QR's state does
+    // not change because of it. The sandbox's late-payment helper keeps the rules (422).
+    if (whenNotPayable !== 'record' || notice.railReference === null || notice.amountCentavos === null || !(error instanceof ApiError)) throw error;
+    return { late: true, ...await recordLatePayment(tx, current.qr, notice, notice.amountCentavos, standing, now) };
+  }
   const claimed = standing.acceptsPayments ? await store.claimQrForPayment(tx, current.qr.id, amountCentavos, now) : undefined;
   if (!claimed) {
     if (whenNotPayable === 'record') return { late: true, ...await recordLatePayment(tx, current.qr, notice, amountCentavos, standing, now) };
@@ -426,6 +507,34 @@ function newPaymentOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos
     railReference: notice.railReference,
   };
 }
+
+// ---------------------------------------------------------------------------------------------------
+// A bank's QRs and payments (the bank capability reads them through these)
+
+/** The QR a bank knows by `railReference` (its qrId), if it is ours. */
+export async function findQrByRailReference(db: Queryable, rail: RailName, railReference: string): Promise<QrRow | undefined> {
+  return store.findQrByRailReference(db, rail, railReference);
+}
+
+/** Whether the bank's payment `railReference` is recorded already (a read before the guarded insert). */
+export async function isRailPaymentRecorded(db: Queryable, rail: RailName, railReference: string): Promise<boolean> {
+  return store.isRailPaymentRecorded(db, rail, railReference);
+}
+
+export type { RailQrToPoll } from './store.ts';
+export { RailPaymentRecordedError } from './store.ts';
+
+/**
+ * Leases up to `limit` bank QRs due for a status read: ACTIVE ones, and those closed in the last 10 minutes
+ * (a payment the bank took just before the close), each read at most once per `intervalMs` (SKIP LOCKED:
+ * workers never take the same one). One statement, no transaction left open: the bank is called after it.
+ */
+export async function leaseRailQrsToPoll(db: Queryable, rail: RailName, now: Date, intervalMs: number, limit: number): Promise<store.RailQrToPoll[]> {
+  return store.leaseRailQrsToPoll(db, rail, now, intervalMs, RECENTLY_CLOSED_MS, limit);
+}
+
+/** How long after its close a bank QR is still read (§14.3). */
+export const RECENTLY_CLOSED_MS = 10 * 60_000;
 
 // ---------------------------------------------------------------------------------------------------
 // Refunds (the refunds module changes a payment only through these, in its own transaction)

@@ -2,7 +2,7 @@
 // applied at the time passed in ($now), never the database's own clock.
 import type { RailName } from '../rails/names.ts';
 import { databaseErrorOf, SqlState, type Queryable } from '../db/database.ts';
-import { FullAccountNumber, revealAccountNumber } from '../masking.ts';
+import { FullAccountNumber, payerAccountNumberOf, revealAccountNumber, type PayerAccountNumber } from '../masking.ts';
 import { centavos, type Centavos } from '../money.ts';
 
 export type QrStatus = 'ACTIVE' | 'PAID' | 'CANCELED';
@@ -21,7 +21,8 @@ export interface QrRow {
   qr_expiration: string | null;
   expires_at: Date | null;
   purpose: string | null;
-  qr_payload: string;
+  /** null: a bank's image that could not be decoded. */
+  qr_payload: string | null;
   qr_image: string;
   payments_count: number;
   amount_collected_centavos: Centavos;
@@ -48,8 +49,8 @@ export interface PaymentRow {
   currency: string;
   status: 'COMPLETED';
   source_bank: string;
-  /** The payer's full account number: shows itself masked. */
-  account_number: FullAccountNumber;
+  /** The payer's full account number (shows itself masked), or the text a bank sent already masked. */
+  account_number: PayerAccountNumber;
   account_titular: string;
   movement_id: number;
   paid_at: Date;
@@ -100,7 +101,7 @@ export interface NewQr {
   qrExpiration: string | null;
   expiresAt: Date | null;
   purpose: string | null;
-  qrPayload: string;
+  qrPayload: string | null;
   qrImage: string;
   externalReference: string | null;
   minAmountCentavos: Centavos | null;
@@ -188,7 +189,7 @@ function splitJoined(row: Record<string, unknown>): QrWithLastPayment {
 type StoredPayment = Omit<PaymentRow, 'account_number'> & { account_number: string };
 
 function fromStoredPayment(row: StoredPayment): PaymentRow {
-  return { ...row, account_number: new FullAccountNumber(row.account_number) };
+  return { ...row, account_number: payerAccountNumberOf(row.account_number) };
 }
 
 export async function findQrOfMerchant(tx: Queryable, businessCode: number, qrId: string): Promise<QrWithLastPayment | undefined> {
@@ -279,7 +280,7 @@ export interface NewPayment {
   singleUse: boolean;
   amountCentavos: Centavos;
   sourceBank: string;
-  accountNumber: FullAccountNumber;
+  accountNumber: PayerAccountNumber;
   accountTitular: string;
   movementId: number;
   rail: RailName;
@@ -305,7 +306,7 @@ export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment, no
        )
        select ${PAYMENT_COLUMNS} from inserted`,
       [payment.qrId, payment.businessCode, payment.singleUse, payment.amountCentavos, payment.sourceBank,
-        revealAccountNumber(payment.accountNumber), payment.accountTitular, payment.movementId, now, payment.rail, payment.railReference],
+        storedAccountText(payment.accountNumber), payment.accountTitular, payment.movementId, now, payment.rail, payment.railReference],
     );
     return fromStoredPayment(rows[0]!);
   } catch (error) {
@@ -322,7 +323,7 @@ export async function insertLatePayment(tx: Queryable, payment: NewPayment, now:
      values ($1::uuid, $2::bigint, $3::boolean, true, $4::bigint, $5::text, $6::text, $7::text, $8::bigint, $9::timestamptz, $10::text, $11::text)
      returning ${PAYMENT_COLUMNS}`,
     [payment.qrId, payment.businessCode, payment.singleUse, payment.amountCentavos, payment.sourceBank,
-      revealAccountNumber(payment.accountNumber), payment.accountTitular, payment.movementId, now, payment.rail, payment.railReference],
+      storedAccountText(payment.accountNumber), payment.accountTitular, payment.movementId, now, payment.rail, payment.railReference],
   ).catch((error: unknown) => {
     if (databaseErrorOf(error)?.constraint === 'qr_payments_rail_reference_unique') throw new RailPaymentRecordedError('rail payment recorded already');
     throw error;
@@ -428,4 +429,45 @@ export async function addRefunded(tx: Queryable, paymentId: number, deltaCentavo
     [paymentId, deltaCentavos],
   );
   return rows[0] && fromStoredPayment(rows[0]);
+}
+
+/** What the payer's account column holds: the full number, or a bank's masked text as the bank gave it. */
+function storedAccountText(accountNumber: PayerAccountNumber): string {
+  return accountNumber instanceof FullAccountNumber ? revealAccountNumber(accountNumber) : accountNumber.masked;
+}
+
+export async function findQrByRailReference(tx: Queryable, rail: RailName, railReference: string): Promise<QrRow | undefined> {
+  const { rows } = await tx.query<QrRow>(`select ${QR_COLUMNS} from simple_qrs where rail = $1::text and rail_reference = $2::text`, [rail, railReference]);
+  return rows[0];
+}
+
+export async function isRailPaymentRecorded(tx: Queryable, rail: RailName, railReference: string): Promise<boolean> {
+  const { rows } = await tx.query('select 1 from qr_payments where rail = $1::text and rail_reference = $2::text', [rail, railReference]);
+  return rows.length > 0;
+}
+
+/** A bank QR leased for a status read. */
+export interface RailQrToPoll {
+  id: string;
+  rail_reference: string;
+  status: QrStatus;
+  expires_at: Date | null;
+}
+
+/** Leases bank QRs due for a status read by setting rail_checked_at (migration 017), in one statement. */
+export async function leaseRailQrsToPoll(tx: Queryable, rail: RailName, now: Date, intervalMs: number, recentlyClosedMs: number, limit: number): Promise<RailQrToPoll[]> {
+  const { rows } = await tx.query<RailQrToPoll>(
+    `update simple_qrs set rail_checked_at = $2::timestamptz
+      where id in (
+        select id from simple_qrs
+         where rail = $1::text and rail_reference is not null
+           and (status = 'ACTIVE' or coalesce(canceled_at, paid_at) > $2::timestamptz - make_interval(secs => $4::double precision / 1000))
+           and (rail_checked_at is null or rail_checked_at <= $2::timestamptz - make_interval(secs => $3::double precision / 1000))
+         order by rail_checked_at nulls first
+         limit $5::integer
+         for update skip locked)
+     returning id, rail_reference, status, expires_at`,
+    [rail, now, intervalMs, recentlyClosedMs, limit],
+  );
+  return rows;
 }

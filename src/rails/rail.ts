@@ -4,7 +4,7 @@
 // root (src/composition.ts) builds the one RAIL names and hands it to the services. No service asks the
 // mode or the configuration which rail it has.
 import type { PayOutRail } from './pay-out.ts';
-import type { RefundRail, SandboxPayer } from './pay-in.ts';
+import type { PayInRail, RefundRail, SandboxPayer } from './pay-in.ts';
 import type { RailName } from './names.ts';
 
 export type { RailName } from './names.ts';
@@ -13,6 +13,8 @@ export interface Rail {
   readonly name: RailName;
   readonly payOut: PayOutRail;
   readonly refunds: RefundRail;
+  /** A bank's pay-in: it issues the QRs and lists the payments. null on the sandbox, which issues its own QRs. */
+  readonly payIn: PayInRail | null;
   /** The pretend payer of the sandbox's helpers and hosted form; null on a bank's rail. */
   readonly sandboxPayer: SandboxPayer | null;
 }

@@ -2,7 +2,7 @@
 // habit 4): it changes the row only from PENDING and returns nothing otherwise. Reads join the payment for
 // the payer a refund goes back to, so the payer's full account number is kept in one place only.
 import type { Queryable } from '../db/database.ts';
-import { FullAccountNumber } from '../masking.ts';
+import { payerAccountNumberOf, type PayerAccountNumber } from '../masking.ts';
 import type { Centavos } from '../money.ts';
 import type { RailFailureCode } from '../rails/failures.ts';
 import type { RefundReason, RefundStatus } from './schemas.ts';
@@ -24,14 +24,14 @@ export interface RefundRow {
   completed_at: Date | null;
   /** The payer of the payment, whom the refund pays back. */
   source_bank: string;
-  account_number: FullAccountNumber;
+  account_number: PayerAccountNumber;
   account_titular: string;
 }
 
 type StoredRefund = Omit<RefundRow, 'account_number'> & { account_number: string };
 
 function fromStored(row: StoredRefund): RefundRow {
-  return { ...row, account_number: new FullAccountNumber(row.account_number) };
+  return { ...row, account_number: payerAccountNumberOf(row.account_number) };
 }
 
 const REFUND_COLUMNS = `r.id, r.business_code, r.payment_id, r.qr_id, r.movement_id, r.amount_centavos, r.status, r.reason,

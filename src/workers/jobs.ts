@@ -1,6 +1,7 @@
 // The background jobs of this process. Each capability adds its own job here.
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
+import { bankContextOf, pollRailQrs, sweepPreviousDayWhenDue } from '../bank/service.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
 import { sweepExpiredIntents } from '../onboarding/service.ts';
 import { sweepExpiredQrs } from '../qr/service.ts';
@@ -22,7 +23,8 @@ export interface BackgroundJobOptions {
 }
 
 /** The jobs of a process, given what the composition root built (its rail, its secret box). */
-export function backgroundJobs({ config, db, clock, secrets, rail }: AppContext, options: BackgroundJobOptions = {}): Job[] {
+export function backgroundJobs(context: AppContext, options: BackgroundJobOptions = {}): Job[] {
+  const { config, db, clock, secrets, rail } = context;
   const metrics = options.metrics ? webhookMetrics(options.metrics) : undefined;
   const dispatcher = new Dispatcher({
     db, clock, metrics, secrets, destinations: destinationPolicyOf(config), timeoutMs: config.webhookTimeoutMs,
@@ -87,6 +89,24 @@ export function backgroundJobs({ config, db, clock, secrets, rail }: AppContext,
           if (!(await settleOneDueRefund(db, refunds, delayMs, clock.now()))) return false;
         }
         return true;
+      },
+    });
+  }
+  // A bank's pay-in (docs/rails.md): the status poll (and the cancels it carries to the bank), and the daily sweep.
+  const bank = bankContextOf(context);
+  if (bank) {
+    const onError = options.onError ?? (() => undefined);
+    jobs.push({
+      name: 'bank-qr-poll',
+      intervalMs: Math.max(100, Math.floor(bank.payIn.pollIntervalMs / 4)),
+      runOnce: () => pollRailQrs(bank, (error) => onError(error, 'bank-qr-poll')),
+    });
+    jobs.push({
+      name: 'bank-daily-sweep',
+      intervalMs: 60_000,
+      runOnce: async () => {
+        await sweepPreviousDayWhenDue(bank);
+        return false;
       },
     });
   }

@@ -5,7 +5,7 @@ import { appendFileSync } from 'node:fs';
 import { contractCheckerFor, type ContractChecker } from './contract-check.ts';
 import { prismCanRelay, prismProblems, prismViolations, startPrismProxy, type PrismProxy } from './prism-proxy.ts';
 import type { FastifyPluginAsync } from 'fastify';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { loadConfig, type BanecoConfig, type Config } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import type { Database } from '../../src/db/database.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
@@ -86,6 +86,15 @@ export interface StartOptions {
   purposes?: Record<string, PaymentPurposeHandler>;
   /** Registry served on /metrics (to share it with worker jobs under test). */
   metrics?: import('prom-client').Registry;
+  /**
+   * A Banco Económico rail, set on the typed config after loadConfig: RAIL=baneco stays refused from the
+   * environment until the rail is complete (docs/rails.md), so tests of its pay-in build it this way.
+   */
+  baneco?: BanecoConfig;
+  /** Port to listen on (default: any free one): a bank simulator's callbacks need it before the app starts. */
+  port?: number;
+  /** The app's logger (default: one at LOG_LEVEL); tests that read the log pass their own. */
+  logger?: import('fastify').FastifyBaseLogger;
 }
 
 export async function startTestApp(options: StartOptions): Promise<TestApp> {
@@ -102,10 +111,11 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
     SANDBOX_SETTLEMENT: 'off',
     ...options.env,
   });
+  if (options.baneco) config.rail = { kind: 'baneco', baneco: options.baneco };
   const clock = options.clock ?? new TestClock();
   const context = createAppContext({ config, db, clock }, { purposes: options.purposes });
-  const app = await buildApp(context, { plugins: options.plugins, logger: createLogger(config.logLevel), metrics: options.metrics });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  const app = await buildApp(context, { plugins: options.plugins, logger: options.logger ?? createLogger(config.logLevel), metrics: options.metrics });
+  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const closed = trackOpen('a test app');
   const address = app.server.address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

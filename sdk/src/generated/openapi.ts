@@ -912,8 +912,7 @@ export interface paths {
                                 expires_at: string | null;
                                 /** @description Hosted payment page */
                                 qr_url: string;
-                                /** @description EMVCo Merchant-Presented Mode payload */
-                                qr_payload: string;
+                                qr_payload: string | null;
                                 external_reference: string | null;
                                 /** @description Least a payer may enter (editable amounts) */
                                 min_amount: number | null;
@@ -986,7 +985,7 @@ export interface paths {
                                  * @example 2026-11-22T22:41:39.000Z
                                  */
                                 updated_at: string;
-                                /** @description PNG of qr_payload as a data URI */
+                                /** @description PNG of qr_payload as a data URI; with a bank's rail the bank's image, unchanged */
                                 qr_image: string;
                             }[];
                             meta: {
@@ -1175,8 +1174,7 @@ export interface paths {
                             expires_at: string | null;
                             /** @description Hosted payment page */
                             qr_url: string;
-                            /** @description EMVCo Merchant-Presented Mode payload */
-                            qr_payload: string;
+                            qr_payload: string | null;
                             external_reference: string | null;
                             /** @description Least a payer may enter (editable amounts) */
                             min_amount: number | null;
@@ -1249,7 +1247,7 @@ export interface paths {
                              * @example 2026-11-22T22:41:39.000Z
                              */
                             updated_at: string;
-                            /** @description PNG of qr_payload as a data URI */
+                            /** @description PNG of qr_payload as a data URI; with a bank's rail the bank's image, unchanged */
                             qr_image: string;
                         };
                     };
@@ -1374,6 +1372,19 @@ export interface paths {
                     };
                 };
                 /** @description Every error: type, code and message; a 422 also lists each failing field. */
+                502: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error: type, code and message; a 422 also lists each failing field. */
                 503: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1452,8 +1463,7 @@ export interface paths {
                             expires_at: string | null;
                             /** @description Hosted payment page */
                             qr_url: string;
-                            /** @description EMVCo Merchant-Presented Mode payload */
-                            qr_payload: string;
+                            qr_payload: string | null;
                             external_reference: string | null;
                             /** @description Least a payer may enter (editable amounts) */
                             min_amount: number | null;
@@ -1526,7 +1536,7 @@ export interface paths {
                              * @example 2026-11-22T22:41:39.000Z
                              */
                             updated_at: string;
-                            /** @description PNG of qr_payload as a data URI */
+                            /** @description PNG of qr_payload as a data URI; with a bank's rail the bank's image, unchanged */
                             qr_image: string;
                         };
                     };
@@ -1702,8 +1712,7 @@ export interface paths {
                             expires_at: string | null;
                             /** @description Hosted payment page */
                             qr_url: string;
-                            /** @description EMVCo Merchant-Presented Mode payload */
-                            qr_payload: string;
+                            qr_payload: string | null;
                             external_reference: string | null;
                             /** @description Least a payer may enter (editable amounts) */
                             min_amount: number | null;
@@ -1776,7 +1785,7 @@ export interface paths {
                              * @example 2026-11-22T22:41:39.000Z
                              */
                             updated_at: string;
-                            /** @description PNG of qr_payload as a data URI */
+                            /** @description PNG of qr_payload as a data URI; with a bank's rail the bank's image, unchanged */
                             qr_image: string;
                         };
                     };
@@ -6575,7 +6584,7 @@ export interface components {
         Error: {
             type: string;
             /** @enum {string} */
-            code: "MALFORMED_REQUEST" | "MALFORMED_JSON" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_INVALID" | "INSUFFICIENT_FUNDS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_TOKEN_INVALID" | "BUSINESS_CODE_MISMATCH" | "MODULE_NOT_ENABLED" | "MASTER_KEY_REQUIRED" | "MERCHANT_KEY_REQUIRED" | "MERCHANT_SUSPENDED" | "KEY_SCOPE_INSUFFICIENT" | "NOT_FOUND" | "IDEMPOTENCY_KEY_IN_USE" | "QR_NOT_PAYABLE" | "QR_NOT_CANCELABLE" | "TRANSFER_NOT_CANCELABLE" | "REFUND_EXCEEDS_PAYMENT" | "REFUND_WINDOW_CLOSED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "MALFORMED_REQUEST" | "MALFORMED_JSON" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_INVALID" | "INSUFFICIENT_FUNDS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_TOKEN_INVALID" | "BUSINESS_CODE_MISMATCH" | "MODULE_NOT_ENABLED" | "MASTER_KEY_REQUIRED" | "MERCHANT_KEY_REQUIRED" | "MERCHANT_SUSPENDED" | "KEY_SCOPE_INSUFFICIENT" | "NOT_FOUND" | "IDEMPOTENCY_KEY_IN_USE" | "QR_NOT_PAYABLE" | "QR_NOT_CANCELABLE" | "TRANSFER_NOT_CANCELABLE" | "REFUND_EXCEEDS_PAYMENT" | "REFUND_WINDOW_CLOSED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "RAIL_REFUSED" | "RAIL_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             message: string;
             errors?: {
                 /** @description Dotted path of the failing field, e.g. destination.account_number */

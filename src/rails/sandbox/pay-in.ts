@@ -26,7 +26,9 @@ export const sandboxPayer: SandboxPayer = {
 
 export const sandboxRefunds: RefundRail = {
   async sendRefund(order) {
-    if (revealAccountNumber(order.payer.accountNumber).endsWith('0000')) {
+    const account = order.payer.accountNumber;
+    // A bank's masked payer account cannot be paid to: the sandbox's pretend bank fails it as its own bank would not know it.
+    if (!(account instanceof FullAccountNumber) || revealAccountNumber(account).endsWith('0000')) {
       return { status: 'failed', railReference: null, failureCode: 'ACCOUNT_CLOSED' };
     }
     return { status: 'completed', railReference: `sbx_${order.idempotencyKey}` };

@@ -1,0 +1,83 @@
+// A service on the Banco Económico rail against the bank simulator (simulators/baneco/, a black box through
+// its options and control API): the app's port is taken first, so the simulator's callbacks reach it.
+import net from 'node:net';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import type { BanecoConfig } from '../../src/config.ts';
+import { backgroundJobs } from '../../src/workers/jobs.ts';
+import { startBanecoSimulator, type BanecoSimulator } from '../../simulators/baneco/index.ts';
+import { startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
+import type { DatabaseKind } from '../helpers/databases.ts';
+
+export const PASSWORD = 'Clave-Del-Banco-Muy-Secreta-2026';
+export const AES_KEY = '7A6B5C4D3E2F1A0B9C8D7E6F5A4B3C2D';
+export const ACCOUNT = '1041070563';
+export const CALLBACK_SECRET = 'cbsecret_Qw3rTy7uI9oP1aS5dF8gH2jK4lZ6xC0v';
+export const SECRETS = [PASSWORD, AES_KEY, ACCOUNT, CALLBACK_SECRET];
+export const POLL_MS = 1_000;
+
+export interface BankedApp {
+  t: TestApp;
+  bank: BanecoSimulator;
+  /** Every log line the app wrote. */
+  logLines: string[];
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+export async function startBankedApp(kind: DatabaseKind, overrides: Partial<BanecoConfig> = {}): Promise<BankedApp> {
+  const port = await freePort();
+  const bank = await startBanecoSimulator({
+    userName: 'mps', password: PASSWORD, aesKey: AES_KEY, account: ACCOUNT,
+    callbackBase: `http://127.0.0.1:${port}/rails/baneco/${CALLBACK_SECRET}/`,
+    knobs: { callbacks: { retryBaseMs: 50, timeoutMs: 3_000 } },
+  });
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(String(chunk));
+      done();
+    },
+  });
+  const logger = pino({ level: 'trace' }, sink) as unknown as FastifyBaseLogger;
+  const baneco: BanecoConfig = {
+    url: bank.baseUrl, user: 'mps', password: PASSWORD, aesKey: AES_KEY, account: ACCOUNT, callbackSecret: CALLBACK_SECRET,
+    branchCode: null, qrDueDays: 365, pollIntervalMs: POLL_MS, batchIntervalMs: 60_000,
+    amlSource: 'Cobros QR de comercios', amlDestination: 'Pago a comercio', timeoutMs: 3_000, ...overrides,
+  };
+  // The simulator keeps real time (a QR's dueDate may not be before its today): so does the app's clock.
+  const t = await startTestApp({ kind, port, baneco, logger, clock: new TestClock(new Date().toISOString()) });
+  return {
+    t, bank, logLines,
+    async close() {
+      await t.close();
+      await bank.stop();
+    },
+  };
+}
+
+/** Runs one of the app's background jobs once, as the worker would. */
+export async function runJob(t: TestApp, name: string): Promise<boolean> {
+  const job = backgroundJobs(t.context).find((candidate) => candidate.name === name);
+  if (!job) throw new Error(`no job ${name}`);
+  return job.runOnce();
+}
+
+/** Waits until `check` holds (callbacks arrive on their own time). */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 8_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
