@@ -10,6 +10,7 @@ import type { Database } from '../db/database.ts';
 import { DataDirInUseError } from '../db/lock-file.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
+import { bankContextOf, sweepRailDay } from '../bank/service.ts';
 import { ApiError } from '../kernel/errors.ts';
 import { fieldErrorsFromAjv, validatorCompiler } from '../kernel/validation.ts';
 import * as ledger from '../ledger/service.ts';
@@ -42,6 +43,9 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
   key list BUSINESS_CODE                    list a merchant's API keys (prefixes only)
   key revoke KEY_PREFIX                     revoke a merchant key or master key
   ledger check                              prove the books close (docs/journal.md); exit 3 on a mismatch
+  rails sweep --date YYYY-MM-DD             read the bank's paid QRs of that business day and record what is
+                                            missing (a bank's rail only; docs/rails.md); exit 4 when the bank
+                                            refused or did not answer
   statement BUSINESS_CODE --from YYYY-MM-DD --to YYYY-MM-DD [--csv]
                                             a merchant's daily statement (JSON), or with --csv its journal
                                             entries as CSV, streamed (days in SERVICE_TIMEZONE, at most 366)
@@ -78,6 +82,7 @@ function parseCommand(argv: string[]): Command {
       from: { type: 'string' },
       to: { type: 'string' },
       csv: { type: 'boolean' },
+      date: { type: 'string' },
     },
     strict: true,
   });
@@ -169,6 +174,19 @@ function parseCommand(argv: string[]): Command {
         return ok({ key_prefix: key.key_prefix, revoked_at: key.revoked_at?.toISOString() });
       };
     }
+    case 'rails sweep': {
+      if (third !== undefined) throw new UsageError('rails sweep takes no arguments but --date');
+      const day = values.date;
+      if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day) || !Number.isFinite(Date.parse(`${day}T00:00:00Z`)) || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day) {
+        throw new UsageError('--date must be a real date YYYY-MM-DD');
+      }
+      return async (context) => {
+        const bank = bankContextOf(context);
+        if (!bank) throw new UsageError('the configured rail has no bank pay-in to sweep (RAIL=sandbox)');
+        const outcome = await sweepRailDay(bank, day);
+        return { output: outcome, exitCode: outcome.outcome === 'swept' ? 0 : 4 };
+      };
+    }
     case 'ledger check':
       return async ({ db }) => {
         const view = toLedgerReportView(await ledger.checkLedger(db));
@@ -243,6 +261,10 @@ async function main(argv: string[]): Promise<number> {
     else process.stdout.write(`${JSON.stringify(result.output, null, 2)}\n`);
     return result.exitCode;
   } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`mps: ${error.message}\n`);
+      return 1;
+    }
     if (error instanceof ApiError) {
       const fields = (error.errors ?? []).map((e) => `--${e.field} ${e.message}`);
       process.stderr.write(`mps: ${fields.length > 0 ? fields.join('; ') : error.message}\n`);

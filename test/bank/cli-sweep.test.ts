@@ -1,0 +1,55 @@
+// `mps rails sweep --date YYYY-MM-DD` (docs/rails.md): the daily sweep on demand. RAIL=baneco is refused from
+// the environment until the rail is complete, so what a process can show here is the command's checks; the
+// sweep itself (sweepRailDay, the same call) is exercised against the bank simulator in pay-in.test.ts.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function runCli(args: string[], env: Record<string, string>): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/mps.js'), ...args], {
+      cwd: PROJECT_ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (exitCode) => resolve({ exitCode, stdout, stderr }));
+  });
+}
+
+describe('mps rails sweep', { timeout: 60_000 }, () => {
+  let root: string;
+  beforeAll(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-sweep-'));
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('is listed in --help', async () => {
+    const help = await runCli(['--help'], {});
+    expect(help.stdout).toContain('rails sweep --date YYYY-MM-DD');
+  });
+
+  it('refuses a date that is not a real YYYY-MM-DD, before opening a database', async () => {
+    for (const date of ['2026-02-30', '26-11-01', 'yesterday']) {
+      const result = await runCli(['rails', 'sweep', '--date', date], { DATA_DIR: path.join(root, 'never') });
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain('--date must be a real date YYYY-MM-DD');
+    }
+    expect(fs.existsSync(path.join(root, 'never'))).toBe(false);
+  });
+
+  it('says so, exit 1, when the configured rail has no bank pay-in (RAIL=sandbox)', async () => {
+    const result = await runCli(['rails', 'sweep', '--date', '2026-11-26'], { DATA_DIR: path.join(root, 'data') });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.trim()).toBe('mps: the configured rail has no bank pay-in to sweep (RAIL=sandbox)');
+  });
+});
