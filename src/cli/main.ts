@@ -20,6 +20,9 @@ import { toEntryCsvRow, toLedgerReportView, toStatementView } from '../ledger/vi
 import * as schemas from '../merchants/schemas.ts';
 import * as merchants from '../merchants/service.ts';
 import { toApiKeyListing, toCreatedPartnerView, toMerchantView, toPartnerView } from '../merchants/views.ts';
+import { ResolveRefundBody } from '../refunds/schemas.ts';
+import * as refunds from '../refunds/service.ts';
+import { toRefundResource } from '../refunds/views.ts';
 import { systemClock } from '../time.ts';
 import { createAppContext } from '../composition.ts';
 
@@ -46,6 +49,9 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
   rails sweep --date YYYY-MM-DD             read the bank's paid QRs of that business day and record what is
                                             missing (a bank's rail only; docs/rails.md); exit 4 when the bank
                                             refused or did not answer
+  refund resolve REFUND_ID --to COMPLETED|FAILED [--note TEXT]
+                                            record what became of a PENDING refund the rail cannot pay
+                                            back by itself (docs/rails.md); FAILED returns its funds
   statement BUSINESS_CODE --from YYYY-MM-DD --to YYYY-MM-DD [--csv]
                                             a merchant's daily statement (JSON), or with --csv its journal
                                             entries as CSV, streamed (days in SERVICE_TIMEZONE, at most 366)
@@ -83,6 +89,7 @@ function parseCommand(argv: string[]): Command {
       to: { type: 'string' },
       csv: { type: 'boolean' },
       date: { type: 'string' },
+      note: { type: 'string' },
     },
     strict: true,
   });
@@ -185,6 +192,14 @@ function parseCommand(argv: string[]): Command {
         if (!bank) throw new UsageError('the configured rail has no bank pay-in to sweep (RAIL=sandbox)');
         const outcome = await sweepRailDay(bank, day);
         return { output: outcome, exitCode: outcome.outcome === 'swept' ? 0 : 4 };
+      };
+    }
+    case 'refund resolve': {
+      if (!third || fourth !== undefined) throw new UsageError('refund resolve takes one REFUND_ID');
+      const body = validate(ResolveRefundBody, { to: values.to, note: values.note });
+      return async ({ db, clock }) => {
+        const refund = await db.transaction((tx) => refunds.resolveRefund(tx, third, { to: body.to, note: body.note ?? null }, clock.now()));
+        return ok(toRefundResource(refund));
       };
     }
     case 'ledger check':

@@ -15,6 +15,7 @@ import { ErrorSchema } from '../kernel/schemas.ts';
 import { parseJsonBody, validatorCompiler } from '../kernel/validation.ts';
 import { bankRoutes } from '../bank/routes.ts';
 import { ledgerRoutes } from '../ledger/routes.ts';
+import { refundAdminRoutes } from '../refunds/admin-routes.ts';
 import { refundRoutes } from '../refunds/routes.ts';
 import { adminRoutes } from '../merchants/admin-routes.ts';
 import { onboardingRoutes } from '../onboarding/routes.ts';
@@ -38,6 +39,9 @@ export type { App } from '../kernel/routes.ts';
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** The operator API's routes (/admin/v1, only while ADMIN_TOKEN is set), each capability's own. */
+const OPERATOR_ROUTES: CapabilityRoutes[] = [adminRoutes, refundAdminRoutes];
 
 /** The public API's capabilities, each a plugin of its own routes. */
 const CAPABILITY_ROUTES: CapabilityRoutes[] = [ledgerRoutes, qrRoutes, transferRoutes, refundRoutes, onboardingRoutes, webhookEndpointRoutes, eventRoutes, bankRoutes];
@@ -168,7 +172,9 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
 
   await app.register(operationsRoutes, { ...context, metrics, startupGate: options.startupGate });
   if (options.operationsOnly) return app;
-  if (config.adminToken) await app.register(adminRoutes, { ...context, prefix: '/admin/v1' });
+  if (config.adminToken) {
+    for (const routes of OPERATOR_ROUTES) await app.register(routes, { ...context, prefix: '/admin/v1' });
+  }
   for (const routes of CAPABILITY_ROUTES) await app.register(routes, context);
   for (const plugin of options.plugins ?? []) await app.register(plugin, context);
   return app;

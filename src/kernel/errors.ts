@@ -23,6 +23,7 @@ export const ERROR_CATALOGUE = {
   QR_NOT_CANCELABLE: { status: 409, type: 'business_logic_error', message: 'This QR is already paid or canceled.', when: 'cancel of a QR that is already `PAID` or `CANCELED`' },
   TRANSFER_NOT_CANCELABLE: { status: 409, type: 'business_logic_error', message: 'Only a PENDING transfer can be canceled.', when: 'cancel of a transfer that is no longer `PENDING`' },
   REFUND_EXCEEDS_PAYMENT: { status: 409, type: 'business_logic_error', message: 'The refund is more than what is left to refund of the payment.', when: 'a refund for more than what is left to refund of its payment' },
+  REFUND_NOT_PENDING: { status: 409, type: 'business_logic_error', message: 'The refund is no longer PENDING: it was resolved already.', when: 'the operator resolves a refund that is no longer `PENDING`' },
   REFUND_WINDOW_CLOSED: { status: 409, type: 'business_logic_error', message: 'The payment is older than the refund window.', when: 'a refund of a payment older than `REFUND_WINDOW`' },
   REQUEST_TIMEOUT: { status: 408, type: 'invalid_request_error', message: 'The request did not arrive in time.', when: 'a request whose headers took longer than `HTTP_HEADERS_TIMEOUT` (15 s) or whose whole body took longer than `HTTP_REQUEST_TIMEOUT` (30 s) to arrive (the connection is closed)' },
   PAYLOAD_TOO_LARGE: { status: 413, type: 'invalid_request_error', message: 'The request body is too large (at most 64 KiB; 8 KiB for a hosted page\'s form).', when: 'the body is larger than 64 KiB (8 KiB for a hosted form post)' },

@@ -27,6 +27,9 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 /** Statuses every authenticated API route can answer, before its own. */
 export const AUTHENTICATED_ERRORS = [401, 403, 429, 500, 503] as const;
 
+/** Statuses every operator route (/admin/v1) can answer; 429: wrong tokens lock a client network out (src/http/token-lockout.ts). */
+export const OPERATOR_ERRORS = [401, 429, 500, 503] as const;
+
 /** An object that rejects unknown fields (422 `unknown_field`). */
 export const StrictObject: typeof Type.Object = ((properties: Parameters<typeof Type.Object>[0], options?: object) =>
   Type.Object(properties, { additionalProperties: false, ...options })) as typeof Type.Object;

@@ -2,7 +2,7 @@
 // the ledger check. Only registered when ADMIN_TOKEN is set; every route needs `Authorization: Bearer`.
 import { Type } from '@sinclair/typebox';
 import type { CapabilityRoutes } from '../context.ts';
-import { errorResponses } from '../kernel/schemas.ts';
+import { errorResponses, OPERATOR_ERRORS } from '../kernel/schemas.ts';
 import { LedgerCheckSchema } from '../ledger/schemas.ts';
 import * as ledger from '../ledger/service.ts';
 import { toLedgerReportView } from '../ledger/views.ts';
@@ -10,8 +10,6 @@ import * as schemas from './schemas.ts';
 import * as merchants from './service.ts';
 import { toApiKeyListing, toCreatedMerchantView, toCreatedPartnerView, toMerchantView, toPartnerView } from './views.ts';
 
-// 429: wrong tokens lock a client network out for a while (src/http/token-lockout.ts).
-const ADMIN_ERRORS = [401, 429, 500, 503] as const;
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
 
@@ -25,7 +23,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     schema: {
       tags, security, summary: 'Create a partner and its first master key',
       body: schemas.CreatePartnerBody,
-      response: { 201: schemas.CreatedPartnerSchema, ...errorResponses(...ADMIN_ERRORS, 400, 413, 415, 422) },
+      response: { 201: schemas.CreatedPartnerSchema, ...errorResponses(...OPERATOR_ERRORS, 400, 413, 415, 422) },
     },
   }, async (request, reply) => {
     const created = await db.transaction((tx) => merchants.createPartner(tx, request.body.name, config.mode, clock.now()));
@@ -36,7 +34,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     config: adminRoute,
     schema: {
       tags, security, summary: 'List partners',
-      response: { 200: Type.Object({ data: Type.Array(schemas.PartnerSchema) }), ...errorResponses(...ADMIN_ERRORS) },
+      response: { 200: Type.Object({ data: Type.Array(schemas.PartnerSchema) }), ...errorResponses(...OPERATOR_ERRORS) },
     },
   }, async () => {
     return { data: (await merchants.listPartners(db)).map(toPartnerView) };
@@ -47,7 +45,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     schema: {
       tags, security, summary: 'Create another master key for a partner (to rotate: create, switch, then revoke the old one)',
       params: schemas.PartnerIdParams,
-      response: { 201: schemas.CreatedMasterKeySchema, ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+      response: { 201: schemas.CreatedMasterKeySchema, ...errorResponses(...OPERATOR_ERRORS, 404, 422) },
     },
   }, async (request, reply) => {
     const key = await db.transaction((tx) => merchants.createPartnerMasterKey(tx, request.params.partner_id, config.mode, clock.now()));
@@ -59,7 +57,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     schema: {
       tags, security, summary: 'List the master keys of a partner',
       params: schemas.PartnerIdParams,
-      response: { 200: Type.Object({ data: Type.Array(schemas.ApiKeyListingSchema) }), ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+      response: { 200: Type.Object({ data: Type.Array(schemas.ApiKeyListingSchema) }), ...errorResponses(...OPERATOR_ERRORS, 404, 422) },
     },
   }, async (request) => {
     const keys = await merchants.listPartnerApiKeys(db, request.params.partner_id);
@@ -71,7 +69,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     schema: {
       tags, security, summary: 'Create a merchant with its balance and first API key',
       body: schemas.CreateMerchantBody,
-      response: { 201: schemas.CreatedMerchantSchema, ...errorResponses(...ADMIN_ERRORS, 400, 404, 413, 415, 422) },
+      response: { 201: schemas.CreatedMerchantSchema, ...errorResponses(...OPERATOR_ERRORS, 400, 404, 413, 415, 422) },
     },
   }, async (request, reply) => {
     const body = request.body;
@@ -89,7 +87,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     config: adminRoute,
     schema: {
       tags, security, summary: 'List merchants',
-      response: { 200: Type.Object({ data: Type.Array(schemas.MerchantSchema) }), ...errorResponses(...ADMIN_ERRORS) },
+      response: { 200: Type.Object({ data: Type.Array(schemas.MerchantSchema) }), ...errorResponses(...OPERATOR_ERRORS) },
     },
   }, async () => ({ data: (await merchants.listMerchants(db)).map(toMerchantView) }));
 
@@ -98,7 +96,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     schema: {
       tags, security, summary: 'Get a merchant',
       params: schemas.BusinessCodeParams,
-      response: { 200: schemas.MerchantSchema, ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+      response: { 200: schemas.MerchantSchema, ...errorResponses(...OPERATOR_ERRORS, 404, 422) },
     },
   }, async (request) => toMerchantView(await merchants.getMerchant(db, request.params.business_code)));
 
@@ -108,7 +106,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       tags, security, summary: 'Turn the ACH module on or off; suspend or reactivate a merchant',
       params: schemas.BusinessCodeParams,
       body: schemas.UpdateMerchantBody,
-      response: { 200: schemas.MerchantSchema, ...errorResponses(...ADMIN_ERRORS, 400, 404, 413, 415, 422) },
+      response: { 200: schemas.MerchantSchema, ...errorResponses(...OPERATOR_ERRORS, 400, 404, 413, 415, 422) },
     },
   }, async (request) => {
     const merchant = await db.transaction((tx) => merchants.updateMerchant(tx, request.params.business_code, {
@@ -124,7 +122,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       tags, security, summary: 'Create another API key for a merchant: a full merchant key, or a terminal key for a POS or kiosk',
       params: schemas.BusinessCodeParams,
       body: schemas.CreateMerchantKeyBody,
-      response: { 201: schemas.CreatedMerchantKeySchema, ...errorResponses(...ADMIN_ERRORS, 400, 404, 413, 415, 422) },
+      response: { 201: schemas.CreatedMerchantKeySchema, ...errorResponses(...OPERATOR_ERRORS, 400, 404, 413, 415, 422) },
     },
   }, async (request, reply) => {
     const kind = request.body.kind ?? 'merchant';
@@ -137,7 +135,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     schema: {
       tags, security, summary: 'List the API keys of a merchant (prefixes only)',
       params: schemas.BusinessCodeParams,
-      response: { 200: Type.Object({ data: Type.Array(schemas.ApiKeyListingSchema) }), ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+      response: { 200: Type.Object({ data: Type.Array(schemas.ApiKeyListingSchema) }), ...errorResponses(...OPERATOR_ERRORS, 404, 422) },
     },
   }, async (request) => {
     const keys = await merchants.listMerchantApiKeys(db, request.params.business_code);
@@ -149,7 +147,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     schema: {
       tags, security, summary: 'Revoke an API key or master key (effective within 5 s on every instance)',
       params: schemas.KeyPrefixParams,
-      response: { 204: Type.Null(), ...errorResponses(...ADMIN_ERRORS, 404, 422) },
+      response: { 204: Type.Null(), ...errorResponses(...OPERATOR_ERRORS, 404, 422) },
     },
   }, async (request, reply) => {
     await db.transaction((tx) => merchants.revokeApiKey(tx, request.params.key_prefix, clock.now()));
@@ -160,7 +158,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     config: adminRoute,
     schema: {
       tags, security, summary: 'The ledger check: balanced entries, account heads, running balances, the balance invariant, movements against the journal, statement buckets',
-      response: { 200: LedgerCheckSchema, ...errorResponses(...ADMIN_ERRORS) },
+      response: { 200: LedgerCheckSchema, ...errorResponses(...OPERATOR_ERRORS) },
     },
   }, async () => toLedgerReportView(await ledger.checkLedger(db)));
 };

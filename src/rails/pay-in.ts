@@ -38,7 +38,7 @@ export interface RefundOrder {
 
 /** What became of a refund the rail was asked to send. */
 export type RefundReport =
-  | { status: 'completed'; railReference: string }
+  | { status: 'completed'; railReference: string | null }
   | { status: 'failed'; railReference: string | null; failureCode: RailFailureCode };
 
 export interface RefundRail {

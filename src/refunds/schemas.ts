@@ -46,6 +46,14 @@ export const AdvanceRefundBody = StrictObject({
   failure_code: Type.Optional(StringEnum(RAIL_FAILURE_CODES, { description: 'With to: FAILED; default ACCOUNT_CLOSED' })),
 });
 
+/** The operator records what became of a refund a bank rail cannot pay back by itself (docs/rails.md). */
+export const RESOLUTION_NOTE_MAX_LENGTH = 500;
+export const ResolveRefundBody = StrictObject({
+  to: StringEnum(['COMPLETED', 'FAILED'] as const, { description: 'COMPLETED: the payer was paid back; FAILED: the money returns to the balance' }),
+  note: Type.Optional(Type.String({ minLength: 1, maxLength: RESOLUTION_NOTE_MAX_LENGTH, description: 'What happened, kept on the refund as resolution_note (at most 500 characters)' })),
+});
+export type ResolveRefundBody = Static<typeof ResolveRefundBody>;
+
 export const RefundSchema = Type.Object({
   id: Type.String({ example: 'rf_4Hq0c2TgGm0p8mYwZb3sQx' }),
   payment_id: Type.Integer(),
@@ -63,6 +71,7 @@ export const RefundSchema = Type.Object({
     account_titular: Type.String(),
   }, { description: 'Who gets the money back: the payer of the payment' }),
   movement_id: Type.Integer({ description: 'The refund movement of GET /api/v2/balance/movements' }),
+  resolution_note: Type.Union([Type.String(), Type.Null()], { description: 'The operator\'s note when they resolved the refund by hand; null otherwise' }),
   created_at: Timestamp(),
   completed_at: Type.Union([Timestamp(), Type.Null()]),
 }, { description: 'A refund of a QR payment; the account number is always masked' });

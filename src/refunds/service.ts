@@ -202,6 +202,30 @@ export async function advanceRefund(
 }
 
 /**
+ * The operator's word on a PENDING refund of any merchant (POST /admin/v1/refunds/{id}/resolve, mps refund
+ * resolve): where the rail cannot pay a refund back by itself (a bank without reversals, docs/rails.md), the
+ * operator pays the payer some other way, or cannot, and records which. The refund moves exactly as the
+ * sandbox's advance helper moves it — COMPLETED, or FAILED with its funds back in the balance and the
+ * helper's default failure code — with its events; no rail is called. 404 unknown; 409 REFUND_NOT_PENDING.
+ */
+export async function resolveRefund(
+  tx: Transaction,
+  id: string,
+  resolution: { to: 'COMPLETED' | 'FAILED'; note: string | null },
+  now: Date,
+): Promise<RefundRow> {
+  const row = await store.findAnyRefundForUpdate(tx, id);
+  if (!row) throw notFound('refund');
+  if (row.status !== 'PENDING') throw new ApiError('REFUND_NOT_PENDING', { message: `Refund ${id} is ${row.status}: it was resolved already.` });
+  if (resolution.note !== null) await store.noteResolution(tx, id, resolution.note);
+  const noted = { ...row, resolution_note: resolution.note ?? row.resolution_note };
+  const report: RefundReport = resolution.to === 'COMPLETED'
+    ? { status: 'completed', railReference: null }
+    : { status: 'failed', railReference: null, failureCode: DEFAULT_FAILURE_CODE };
+  return applyRefundReport(tx, noted, report, now);
+}
+
+/**
  * One step of the rail worker: claims one refund PENDING for at least `delayMs` (SKIP LOCKED, so any
  * number of processes can run it), asks the rail to pay it, and applies the answer in the same
  * transaction. False when nothing is due.

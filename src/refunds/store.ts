@@ -19,6 +19,8 @@ export interface RefundRow {
   description: string | null;
   failure_code: RailFailureCode | null;
   rail_reference: string | null;
+  /** What the operator said when they resolved it (POST /admin/v1/refunds/{id}/resolve); null otherwise. */
+  resolution_note: string | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
@@ -35,7 +37,7 @@ function fromStored(row: StoredRefund): RefundRow {
 }
 
 const REFUND_COLUMNS = `r.id, r.business_code, r.payment_id, r.qr_id, r.movement_id, r.amount_centavos, r.status, r.reason,
-  r.description, r.failure_code, r.rail_reference, r.created_at, r.updated_at, r.completed_at,
+  r.description, r.failure_code, r.rail_reference, r.resolution_note, r.created_at, r.updated_at, r.completed_at,
   p.source_bank, p.account_number, p.account_titular`;
 
 export interface NewRefund {
@@ -78,6 +80,20 @@ export async function findRefund(tx: Queryable, businessCode: number, id: string
 }
 
 /** Reads a refund and locks it until the transaction ends (the advance helper decides from what it reads). */
+/** Any merchant's refund, locked: the operator resolves refunds across merchants. */
+export async function findAnyRefundForUpdate(tx: Queryable, id: string): Promise<RefundRow | undefined> {
+  const { rows } = await tx.query<StoredRefund>(
+    `select ${REFUND_COLUMNS} from refunds r join qr_payments p on p.id = r.payment_id where r.id = $1::text for update of r`,
+    [id],
+  );
+  return rows[0] && fromStored(rows[0]);
+}
+
+/** Keeps the operator's note on a refund still PENDING (the caller holds its row lock). */
+export async function noteResolution(tx: Queryable, id: string, note: string): Promise<void> {
+  await tx.query(`update refunds set resolution_note = $2::text where id = $1::text and status = 'PENDING'`, [id, note]);
+}
+
 export async function findRefundForUpdate(tx: Queryable, businessCode: number, id: string): Promise<RefundRow | undefined> {
   const { rows } = await tx.query<StoredRefund>(
     `select ${REFUND_COLUMNS} from refunds r join qr_payments p on p.id = r.payment_id
@@ -115,7 +131,7 @@ export async function listRefunds(tx: Queryable, filter: RefundFilter, page: { l
 }
 
 /** PENDING → COMPLETED: the rail paid the payer back. */
-export async function markRefundCompleted(tx: Queryable, id: string, railReference: string, now: Date): Promise<RefundRow | undefined> {
+export async function markRefundCompleted(tx: Queryable, id: string, railReference: string | null, now: Date): Promise<RefundRow | undefined> {
   return writeAndRead(tx,
     `update refunds set status = 'COMPLETED', rail_reference = $2::text, completed_at = $3::timestamptz, updated_at = $3::timestamptz
       where id = $1::text and status = 'PENDING'`,

@@ -22,6 +22,7 @@ export function toRefundResource(row: RefundRow): RefundResource {
       account_titular: row.account_titular,
     },
     movement_id: row.movement_id,
+    resolution_note: row.resolution_note,
     created_at: row.created_at.toISOString(),
     completed_at: row.completed_at?.toISOString() ?? null,
   };

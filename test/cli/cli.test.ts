@@ -251,6 +251,25 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
     expect(linesOf(unknown.stderr)).toHaveLength(1);
   });
 
+  it('refund resolve records what became of a PENDING refund, once', async () => {
+    const shop = await service!.createMerchant();
+    const qr = await service!.request('POST', '/api/v2/simple-qrs', { apiKey: shop.apiKey, body: { business_code: shop.businessCode, amount: 8 } });
+    const payment = await service!.request('POST', `/api/v2/sandbox/simple-qrs/${qr.body.id}/payments`, { apiKey: shop.apiKey });
+    const refund = await service!.request('POST', '/api/v2/refunds', { apiKey: shop.apiKey, body: { payment_id: payment.body.id }, headers: { 'idempotency-key': crypto.randomUUID() } });
+    expect(refund.body.status).toBe('PENDING');
+    const resolved = await runCli(['refund', 'resolve', refund.body.id, '--to', 'FAILED', '--note', 'Cuenta del pagador cerrada'], env);
+    expect(resolved.stderr).toBe('');
+    expect(resolved.exitCode).toBe(0);
+    expect(resolved.json).toMatchObject({ id: refund.body.id, status: 'FAILED', resolution_note: 'Cuenta del pagador cerrada' });
+    expect((await service!.request('GET', '/api/v2/balance', { apiKey: shop.apiKey })).body.available).toBe(8);
+    const again = await runCli(['refund', 'resolve', refund.body.id, '--to', 'COMPLETED'], env);
+    expect(again.exitCode).toBe(1);
+    expect(linesOf(again.stderr)).toEqual([expect.stringMatching(/^mps: Refund rf_\w+ is FAILED: it was resolved already\.$/)]);
+    const bad = await runCli(['refund', 'resolve', refund.body.id, '--to', 'PAID'], env);
+    expect(bad.exitCode).toBe(1);
+    expect(linesOf(bad.stderr)).toEqual([expect.stringMatching(/^mps: --to must be one of: COMPLETED, FAILED /)]);
+  });
+
   it('ledger check exits 0 and reports every balance consistent', async () => {
     const result = await runCli(['ledger', 'check'], env);
     expect(result.stderr).toBe('');

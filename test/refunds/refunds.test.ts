@@ -81,6 +81,7 @@ describe.each(databaseKinds())('refunds on %s', (kind) => {
       failure_code: null,
       destination: { source_bank: 'Banco Unión', account_number: '**********4321', account_titular: 'Ana Pérez' },
       movement_id: expect.any(Number),
+      resolution_note: null,
       created_at: '2026-11-22T16:00:00.000Z',
       completed_at: null,
     });

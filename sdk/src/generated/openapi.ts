@@ -3604,6 +3604,8 @@ export interface paths {
                                 };
                                 /** @description The refund movement of GET /api/v2/balance/movements */
                                 movement_id: number;
+                                /** @description The operator's note when they resolved the refund by hand; null otherwise */
+                                resolution_note: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
@@ -3782,6 +3784,8 @@ export interface paths {
                             };
                             /** @description The refund movement of GET /api/v2/balance/movements */
                             movement_id: number;
+                            /** @description The operator's note when they resolved the refund by hand; null otherwise */
+                            resolution_note: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -4008,6 +4012,8 @@ export interface paths {
                             };
                             /** @description The refund movement of GET /api/v2/balance/movements */
                             movement_id: number;
+                            /** @description The operator's note when they resolved the refund by hand; null otherwise */
+                            resolution_note: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -4197,6 +4203,8 @@ export interface paths {
                             };
                             /** @description The refund movement of GET /api/v2/balance/movements */
                             movement_id: number;
+                            /** @description The operator's note when they resolved the refund by hand; null otherwise */
+                            resolution_note: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -4471,6 +4479,8 @@ export interface paths {
                                 };
                                 /** @description The refund movement of GET /api/v2/balance/movements */
                                 movement_id: number;
+                                /** @description The operator's note when they resolved the refund by hand; null otherwise */
+                                resolution_note: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
@@ -6584,7 +6594,7 @@ export interface components {
         Error: {
             type: string;
             /** @enum {string} */
-            code: "MALFORMED_REQUEST" | "MALFORMED_JSON" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_INVALID" | "INSUFFICIENT_FUNDS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_TOKEN_INVALID" | "BUSINESS_CODE_MISMATCH" | "MODULE_NOT_ENABLED" | "MASTER_KEY_REQUIRED" | "MERCHANT_KEY_REQUIRED" | "MERCHANT_SUSPENDED" | "KEY_SCOPE_INSUFFICIENT" | "NOT_FOUND" | "IDEMPOTENCY_KEY_IN_USE" | "QR_NOT_PAYABLE" | "QR_NOT_CANCELABLE" | "TRANSFER_NOT_CANCELABLE" | "REFUND_EXCEEDS_PAYMENT" | "REFUND_WINDOW_CLOSED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "RAIL_REFUSED" | "RAIL_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "MALFORMED_REQUEST" | "MALFORMED_JSON" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_INVALID" | "INSUFFICIENT_FUNDS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_TOKEN_INVALID" | "BUSINESS_CODE_MISMATCH" | "MODULE_NOT_ENABLED" | "MASTER_KEY_REQUIRED" | "MERCHANT_KEY_REQUIRED" | "MERCHANT_SUSPENDED" | "KEY_SCOPE_INSUFFICIENT" | "NOT_FOUND" | "IDEMPOTENCY_KEY_IN_USE" | "QR_NOT_PAYABLE" | "QR_NOT_CANCELABLE" | "TRANSFER_NOT_CANCELABLE" | "REFUND_EXCEEDS_PAYMENT" | "REFUND_NOT_PENDING" | "REFUND_WINDOW_CLOSED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "RAIL_REFUSED" | "RAIL_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             message: string;
             errors?: {
                 /** @description Dotted path of the failing field, e.g. destination.account_number */
