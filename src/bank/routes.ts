@@ -17,9 +17,16 @@ export const bankRoutes: CapabilityRoutes = async (app, context) => {
 
   app.post<{ Params: { secret: string } }>(`/rails/${bank.rail}/:secret/api/qrsimple/notifyPaymentQR`, {
     schema: { hide: true },
+    // Before the body is read: with a wrong secret every body — malformed JSON, another media type, a
+    // hostile key — gets the very answer of a path that does not exist, so nothing tells a prober the route is here.
+    onRequest: async (request, reply) => {
+      if (!bank.payIn.isCallbackSecret(request.params.secret)) {
+        await handleNotFound(request, reply);
+        return reply;
+      }
+      return undefined;
+    },
   }, async (request, reply) => {
-    // The very answer of a path that does not exist: nothing tells a prober the route is here.
-    if (!bank.payIn.isCallbackSecret(request.params.secret)) return handleNotFound(request, reply);
     const hint = bank.payIn.readPaymentHint(request.body);
     if (hint.kind === 'unreadable') {
       // The problem names a field, never a value; the path (the secret) is not logged.

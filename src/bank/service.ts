@@ -103,7 +103,7 @@ export async function pollRailQrs(context: BankContext, onError: (error: unknown
       onError(error);
     }
   }
-  return leased.length === POLL_BATCH || cancels.length === POLL_BATCH;
+  return leased.length >= POLL_BATCH || cancels.length === POLL_BATCH;
 }
 
 export type SweepOutcome = { outcome: 'swept'; day: string; tally: RecordedPayments } | { outcome: 'refused'; day: string; message: string } | { outcome: 'unknown'; day: string };
@@ -145,6 +145,7 @@ function noticeOf(context: BankContext, qrId: string, payment: RailPayment) {
     payer: { sourceBank: bank?.name ?? payment.payerBankCode, accountNumber: payment.payerAccount, accountTitular: payment.payerName },
     rail: context.rail,
     railReference: payment.railReference,
+    paidAt: payment.paidAt,
   };
 }
 

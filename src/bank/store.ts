@@ -23,26 +23,6 @@ export async function keepUnmatchedCredit(db: Queryable, credit: UnmatchedCredit
   return rowCount > 0;
 }
 
-export interface UnmatchedCreditRow {
-  id: number;
-  rail: RailName;
-  rail_reference: string | null;
-  qr_reference: string | null;
-  currency: string | null;
-  amount_centavos: number | null;
-  problem: string;
-  first_seen_at: Date;
-}
-
-export async function listUnmatchedCredits(db: Queryable, rail: RailName): Promise<UnmatchedCreditRow[]> {
-  const { rows } = await db.query<UnmatchedCreditRow>(
-    `select id, rail, rail_reference, qr_reference, currency, amount_centavos::float8 as amount_centavos, problem, first_seen_at
-       from bank_unmatched_credits where rail = $1::text order by id`,
-    [rail],
-  );
-  return rows;
-}
-
 export async function isDaySwept(db: Queryable, rail: RailName, day: string): Promise<boolean> {
   const { rows } = await db.query('select 1 from bank_sweeps where rail = $1::text and business_date = $2::date', [rail, day]);
   return rows.length > 0;

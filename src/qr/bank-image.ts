@@ -22,8 +22,11 @@ export function bankImageDataUri(pngBase64: string): string {
 /** The text a bank's PNG (base64) encodes, or null. Never throws. */
 export function decodeBankQrImage(pngBase64: string): string | null {
   try {
-    const png = PNG.sync.read(Buffer.from(pngBase64, 'base64'));
-    if (png.width > MAX_SIDE || png.height > MAX_SIDE) return null;
+    const bytes = Buffer.from(pngBase64, 'base64');
+    // The size from the IHDR chunk (bytes 16–23) before anything is inflated: a small file may decode to
+    // gigabytes of pixels.
+    if (bytes.length < 24 || bytes.readUInt32BE(16) > MAX_SIDE || bytes.readUInt32BE(20) > MAX_SIDE) return null;
+    const png = PNG.sync.read(bytes);
     const symbol = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
     if (!symbol || symbol.data === '' || symbol.data.length > MAX_PAYLOAD || symbol.data.includes('\u0000')) return null;
     return symbol.data;

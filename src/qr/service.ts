@@ -257,14 +257,17 @@ async function createBankQr(
     railReference,
   };
   const create = async (tx: Queryable) => ({ statusCode: 201, body: toQrView(config, await insertPreparedQr(tx, prepared, now), now) });
-  if (idempotency === null) return { ...(await create(db)), replayed: false };
   let result: IdempotentResult;
   try {
-    result = await runIdempotent(db, idempotency, fingerprinted, now, create);
+    result = idempotency === null ? { ...(await create(db)), replayed: false } : await runIdempotent(db, idempotency, fingerprinted, now, create);
   } catch (error) {
-    await requestRailCancel(db, config.rail.kind, railReference, now).catch(() => undefined); // best effort: nothing of ours points at it
+    // The bank's QR is an orphan unless the write committed and only its answer was lost: cancel it at the
+    // bank only when no QR of ours holds it (a lookup that fails too leaves it alone). Best effort.
+    const ours = await findQrById(db, qrId).catch(() => 'unknown' as const);
+    if (ours === undefined) await requestRailCancel(db, config.rail.kind, railReference, now).catch(() => undefined);
     throw error;
   }
+  // A concurrent request with the same key won: its QR is the answer, and the one issued here an orphan.
   if (result.replayed) await requestRailCancel(db, config.rail.kind, railReference, now).catch(() => undefined);
   return result;
 }
@@ -441,16 +444,22 @@ export async function receivePaymentIn(
     if (whenNotPayable !== 'record' || notice.railReference === null || notice.amountCentavos === null || !(error instanceof ApiError)) throw error;
     return { late: true, ...await recordLatePayment(tx, current.qr, notice, notice.amountCentavos, standing, now) };
   }
-  const claimed = standing.acceptsPayments ? await store.claimQrForPayment(tx, current.qr.id, amountCentavos, now) : undefined;
+  const paidAt = notice.paidAt ?? now;
+  const claimed = standing.acceptsPayments ? await store.claimQrForPayment(tx, current.qr.id, amountCentavos, paidAt, now) : undefined;
   if (!claimed) {
     if (whenNotPayable === 'record') return { late: true, ...await recordLatePayment(tx, current.qr, notice, amountCentavos, standing, now) };
     const why = standing.acceptsPayments ? `it is ${effectiveState(current.qr, now).status}` : 'its merchant is suspended';
     throw new ApiError('QR_NOT_PAYABLE', { message: `QR ${current.qr.id} does not accept payments: ${why}.` });
   }
+  // A multi-use bank QR that took its max_payments-th payment is full for us, not for the bank (it only knows
+  // singleUse = false): cancel it there too, or every later payment would be late money to give back by hand.
+  if (claimed.status === 'PAID' && claimed.is_multi_use && claimed.rail_reference !== null) {
+    await requestRailCancel(tx, claimed.rail, claimed.rail_reference, now);
+  }
   const movement = await ledger.credit(tx, creditOf(claimed, notice, amountCentavos, standing, now));
   let payment: PaymentRow;
   try {
-    payment = await store.insertPaymentAsLast(tx, newPaymentOf(claimed, notice, amountCentavos, movement.id), now);
+    payment = await store.insertPaymentAsLast(tx, newPaymentOf(claimed, notice, amountCentavos, movement.id, now));
   } catch (error) {
     // Unreachable while the guarded claim holds; the index is the database's second line (docs/architecture.md, rule 3).
     if (error instanceof store.SingleUseAlreadyPaidError) throw new ApiError('QR_NOT_PAYABLE');
@@ -474,7 +483,7 @@ async function recordLatePayment(
   tx: Transaction, qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, standing: merchants.PaymentStanding, now: Date,
 ): Promise<LatePayment> {
   const movement = await ledger.credit(tx, creditOf(qr, notice, amountCentavos, standing, now));
-  const payment = await store.insertLatePayment(tx, newPaymentOf(qr, notice, amountCentavos, movement.id), now);
+  const payment = await store.insertLatePayment(tx, newPaymentOf(qr, notice, amountCentavos, movement.id, now));
   return { qr, payment };
 }
 
@@ -493,7 +502,7 @@ function creditOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, st
   };
 }
 
-function newPaymentOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, movementId: number): store.NewPayment {
+function newPaymentOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, movementId: number, now: Date): store.NewPayment {
   return {
     qrId: qr.id,
     businessCode: qr.business_code,
@@ -505,6 +514,7 @@ function newPaymentOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos
     movementId,
     rail: notice.rail,
     railReference: notice.railReference,
+    paidAt: notice.paidAt ?? now,
   };
 }
 

@@ -259,17 +259,21 @@ export async function listQrsOfMerchant(
  * statement, so of two concurrent payers the second finds no ACTIVE row (the row lock makes it wait,
  * then re-check): undefined means "not payable".
  */
-export async function claimQrForPayment(tx: Queryable, qrId: string, amountCentavos: Centavos, now: Date): Promise<QrRow | undefined> {
+/**
+ * Counts a payment on an ACTIVE QR that had not expired when the payer paid (`paidAt`; a bank reports it,
+ * perhaps after the expiry), and makes it PAID when it is full; `now` is when the service records it.
+ */
+export async function claimQrForPayment(tx: Queryable, qrId: string, amountCentavos: Centavos, paidAt: Date, now: Date): Promise<QrRow | undefined> {
   const { rows } = await tx.query<QrRow>(
     `update simple_qrs q
         set payments_count = q.payments_count + 1,
             amount_collected_centavos = q.amount_collected_centavos + $2::bigint,
             status = case when q.is_multi_use and (q.max_payments is null or q.payments_count + 1 < q.max_payments) then 'ACTIVE' else 'PAID' end,
             paid_at = case when q.is_multi_use and (q.max_payments is null or q.payments_count + 1 < q.max_payments) then q.paid_at else $3::timestamptz end,
-            updated_at = $3::timestamptz
+            updated_at = $4::timestamptz
       where q.id = $1::uuid and q.status = 'ACTIVE' and ${notExpired('$3')}
       returning ${QR_COLUMNS}`,
-    [qrId, amountCentavos, now],
+    [qrId, amountCentavos, paidAt, now],
   );
   return rows[0];
 }
@@ -286,6 +290,8 @@ export interface NewPayment {
   rail: RailName;
   /** The bank's transaction id: a second payment with the same one is refused (RailPaymentRecordedError). */
   railReference: string | null;
+  /** When the payer paid (the bank's time, or now on the sandbox). */
+  paidAt: Date;
 }
 
 export class SingleUseAlreadyPaidError extends Error {}
@@ -294,7 +300,7 @@ export class SingleUseAlreadyPaidError extends Error {}
 export class RailPaymentRecordedError extends Error {}
 
 /** Inserts the payment and points the QR's last_payment_id at it, in one statement. */
-export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment, now: Date): Promise<PaymentRow> {
+export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment): Promise<PaymentRow> {
   try {
     const { rows } = await tx.query<StoredPayment>(
       `with inserted as (
@@ -306,7 +312,7 @@ export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment, no
        )
        select ${PAYMENT_COLUMNS} from inserted`,
       [payment.qrId, payment.businessCode, payment.singleUse, payment.amountCentavos, payment.sourceBank,
-        storedAccountText(payment.accountNumber), payment.accountTitular, payment.movementId, now, payment.rail, payment.railReference],
+        storedAccountText(payment.accountNumber), payment.accountTitular, payment.movementId, payment.paidAt, payment.rail, payment.railReference],
     );
     return fromStoredPayment(rows[0]!);
   } catch (error) {
@@ -317,13 +323,13 @@ export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment, no
 }
 
 /** Inserts a late payment: a row of the QR's payments that is not its last payment and does not count as paid. */
-export async function insertLatePayment(tx: Queryable, payment: NewPayment, now: Date): Promise<PaymentRow> {
+export async function insertLatePayment(tx: Queryable, payment: NewPayment): Promise<PaymentRow> {
   const { rows } = await tx.query<StoredPayment>(
     `insert into qr_payments (qr_id, business_code, single_use, late, amount_centavos, source_bank, account_number, account_titular, movement_id, paid_at, rail, rail_reference)
      values ($1::uuid, $2::bigint, $3::boolean, true, $4::bigint, $5::text, $6::text, $7::text, $8::bigint, $9::timestamptz, $10::text, $11::text)
      returning ${PAYMENT_COLUMNS}`,
     [payment.qrId, payment.businessCode, payment.singleUse, payment.amountCentavos, payment.sourceBank,
-      storedAccountText(payment.accountNumber), payment.accountTitular, payment.movementId, now, payment.rail, payment.railReference],
+      storedAccountText(payment.accountNumber), payment.accountTitular, payment.movementId, payment.paidAt, payment.rail, payment.railReference],
   ).catch((error: unknown) => {
     if (databaseErrorOf(error)?.constraint === 'qr_payments_rail_reference_unique') throw new RailPaymentRecordedError('rail payment recorded already');
     throw error;
@@ -460,10 +466,16 @@ export async function leaseRailQrsToPoll(tx: Queryable, rail: RailName, now: Dat
     `update simple_qrs set rail_checked_at = $2::timestamptz
       where id in (
         select id from simple_qrs
-         where rail = $1::text and rail_reference is not null
-           and (status = 'ACTIVE' or coalesce(canceled_at, paid_at) > $2::timestamptz - make_interval(secs => $4::double precision / 1000))
+         where rail = $1::text and rail_reference is not null and status = 'ACTIVE'
            and (rail_checked_at is null or rail_checked_at <= $2::timestamptz - make_interval(secs => $3::double precision / 1000))
          order by rail_checked_at nulls first
+         limit $5::integer
+         for update skip locked)
+        or id in (
+        select id from simple_qrs
+         where rail = $1::text and rail_reference is not null and status <> 'ACTIVE'
+           and coalesce(canceled_at, paid_at) > $2::timestamptz - make_interval(secs => $4::double precision / 1000)
+           and (rail_checked_at is null or rail_checked_at <= $2::timestamptz - make_interval(secs => $3::double precision / 1000))
          limit $5::integer
          for update skip locked)
      returning id, rail_reference, status, expires_at`,

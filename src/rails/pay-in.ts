@@ -26,6 +26,12 @@ export interface PaymentNotice {
   /** The rail it came through, and the bank's transaction id (null on the sandbox): one payment per id, ever. */
   rail: RailName;
   railReference: string | null;
+  /**
+   * When the payer's bank took the money (a bank's paymentDate and paymentTime); null: now (the sandbox).
+   * It is the payment's paid_at, and the time a QR's expiry is judged at: a payment made before expiry and
+   * learnt of after it (a lost callback, the daily sweep) is on time, not late.
+   */
+  paidAt: Date | null;
 }
 
 /** What a rail needs to send a refund back to the payer who paid. The account number is the full one. */

@@ -18,6 +18,7 @@ const bankNotice = (qrId: string, transactionId: string): PaymentNotice => ({
   payer: { sourceBank: 'Banco Unión', accountNumber: new FullAccountNumber('20000123451913'), accountTitular: 'Ana Pérez' },
   rail: 'baneco',
   railReference: transactionId,
+  paidAt: null,
 });
 
 describe.each(databaseKinds())('rails of QRs and payments on %s', (kind) => {

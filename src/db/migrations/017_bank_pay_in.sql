@@ -51,9 +51,15 @@ create table bank_sweeps (
   primary key (rail, business_date)
 );
 
--- The status poll's lease: when a bank QR was last read (or claimed for reading).
+-- The status poll's lease: when a bank QR was last read (or claimed for reading). The poll reads the ACTIVE
+-- bank QRs and those closed in the last minutes; each has its own partial index, so an idle poll costs two
+-- index probes however many bank QRs were ever issued (a single index over every bank QR made each tick
+-- read the whole history).
 alter table simple_qrs add column rail_checked_at timestamptz;
-create index simple_qrs_rail_poll on simple_qrs (rail, rail_checked_at) where rail_reference is not null;
+create index simple_qrs_rail_poll_active on simple_qrs (rail, rail_checked_at nulls first)
+  where rail_reference is not null and status = 'ACTIVE';
+create index simple_qrs_rail_poll_closed on simple_qrs (rail, (coalesce(canceled_at, paid_at)))
+  where rail_reference is not null and status <> 'ACTIVE';
 
 -- A bank's QR keeps the bank's image unchanged; its payload is the text that image encodes, decoded once,
 -- or null when it cannot be decoded (docs/api-reference.md, qr_payload).

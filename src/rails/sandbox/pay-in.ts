@@ -20,6 +20,7 @@ export const sandboxPayer: SandboxPayer = {
       },
       rail: 'sandbox',
       railReference: null,
+      paidAt: null,
     };
   },
 };
