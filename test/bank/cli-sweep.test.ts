@@ -1,30 +1,11 @@
 // `mps rails sweep --date YYYY-MM-DD` (docs/rails.md): the daily sweep on demand. RAIL=baneco is refused from
 // the environment until the rail is complete, so what a process can show here is the command's checks; the
 // sweep itself (sweepRailDay, the same call) is exercised against the bank simulator in pay-in.test.ts.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function runCli(args: string[], env: Record<string, string>): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/mps.js'), ...args], {
-      cwd: PROJECT_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (exitCode) => resolve({ exitCode, stdout, stderr }));
-  });
-}
+import { runCli } from '../helpers/cli.ts';
 
 describe('mps rails sweep', { timeout: 60_000 }, () => {
   let root: string;

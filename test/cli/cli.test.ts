@@ -2,12 +2,10 @@
 // PostgreSQL database (DATABASE_URL) and on an embedded PGlite folder (DATA_DIR). What it creates is then
 // used against the service opened on the same database. Each spawn costs about a second: assertions are
 // grouped, and the tests of one database follow one operator session in order.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
@@ -15,47 +13,11 @@ import { loadMigrations } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
+import { CLI_TIMEOUT_MS, runCli } from '../helpers/cli.ts';
 import { createEmptyPostgresDatabase, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI_TIMEOUT_MS = 60_000;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-interface CliResult {
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-  /** stdout parsed as JSON (the CLI prints JSON on success). */
-  json: any;
-}
-
-/** Runs `node bin/mps.js …args` with only the given environment (plus PATH and HOME). */
-function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/mps.js'), ...args], {
-      cwd: PROJECT_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS - 5_000);
-    child.on('error', reject);
-    child.on('close', (exitCode) => {
-      clearTimeout(timer);
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ exitCode, stdout, stderr, json });
-    });
-  });
-}
 
 /** The non-empty lines of a stream. */
 const linesOf = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
