@@ -41,7 +41,8 @@ export interface AppContext extends BaseContext {
 /** The sandbox's helpers (pretend payments, advance) exist only in MODE=sandbox on the sandbox rail. */
 export function sandboxHelpersOf(context: Pick<AppContext, 'config' | 'rail'>) {
   const { rail, config } = context;
-  return config.mode === 'sandbox' && rail?.sandboxPayer ? { rail, payer: rail.sandboxPayer } : null;
+  if (config.mode !== 'sandbox' || !rail?.sandboxPayer || rail.payOut.kind !== 'instant' || !rail.refunds) return null;
+  return { payer: rail.sandboxPayer, payOut: rail.payOut, refunds: rail.refunds };
 }
 
 /** A capability's routes: a typed plugin registered by the composition root (src/http/app.ts). */

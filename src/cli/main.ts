@@ -22,6 +22,9 @@ import * as merchants from '../merchants/service.ts';
 import { toApiKeyListing, toCreatedPartnerView, toMerchantView, toPartnerView } from '../merchants/views.ts';
 import { ResolveRefundBody } from '../refunds/schemas.ts';
 import * as refunds from '../refunds/service.ts';
+import { resolveBatch } from '../transfers/batches.ts';
+import { BatchIdParams, ResolveBatchBody } from '../transfers/schemas.ts';
+import { toBatchResource } from '../transfers/views.ts';
 import { toRefundResource } from '../refunds/views.ts';
 import { systemClock } from '../time.ts';
 import { createAppContext } from '../composition.ts';
@@ -49,6 +52,9 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
   rails sweep --date YYYY-MM-DD             read the bank's paid QRs of that business day and record what is
                                             missing (a bank's rail only; docs/rails.md); exit 4 when the bank
                                             refused or did not answer
+  rails batch resolve BATCH_ID --to COMPLETED|FAILED
+                                            settle a batch whose upload's answer never came, after checking
+                                            with the bank: its transfers still IN_TRANSIT (docs/rails.md)
   refund resolve REFUND_ID --to COMPLETED|FAILED [--note TEXT]
                                             record what became of a PENDING refund the rail cannot pay
                                             back by itself (docs/rails.md); FAILED returns its funds
@@ -193,6 +199,12 @@ function parseCommand(argv: string[]): Command {
         const outcome = await sweepRailDay(bank, day);
         return { output: outcome, exitCode: outcome.outcome === 'swept' ? 0 : 4 };
       };
+    }
+    case 'rails batch': {
+      if (third !== 'resolve' || !fourth || positionals.length > 4) throw new UsageError('rails batch resolve takes one BATCH_ID');
+      if (!new RegExp(BatchIdParams.properties.batchId.pattern!).test(fourth)) throw new UsageError('BATCH_ID is the batch id the bank knows, like mps-b-12');
+      const body = validate(ResolveBatchBody, { to: values.to });
+      return async ({ db, clock }) => ok(toBatchResource(await db.transaction((tx) => resolveBatch(tx, fourth, body.to, clock.now()))));
     }
     case 'refund resolve': {
       if (!third || fourth !== undefined) throw new UsageError('refund resolve takes one REFUND_ID');

@@ -13,6 +13,7 @@ import { accessLogger, createLogger, lazyChildLogger, logBackgroundError, logRes
 import type { App } from '../kernel/routes.ts';
 import { ErrorSchema } from '../kernel/schemas.ts';
 import { parseJsonBody, validatorCompiler } from '../kernel/validation.ts';
+import { railAdminRoutes } from '../bank/admin-routes.ts';
 import { bankRoutes } from '../bank/routes.ts';
 import { ledgerRoutes } from '../ledger/routes.ts';
 import { refundAdminRoutes } from '../refunds/admin-routes.ts';
@@ -41,7 +42,7 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** The operator API's routes (/admin/v1, only while ADMIN_TOKEN is set), each capability's own. */
-const OPERATOR_ROUTES: CapabilityRoutes[] = [adminRoutes, refundAdminRoutes];
+const OPERATOR_ROUTES: CapabilityRoutes[] = [adminRoutes, refundAdminRoutes, railAdminRoutes];
 
 /** The public API's capabilities, each a plugin of its own routes. */
 const CAPABILITY_ROUTES: CapabilityRoutes[] = [ledgerRoutes, qrRoutes, transferRoutes, refundRoutes, onboardingRoutes, webhookEndpointRoutes, eventRoutes, bankRoutes];

@@ -8,3 +8,8 @@ export type RailKeyKind = keyof typeof PREFIXES;
 export function railKey(kind: RailKeyKind, id: number | string): string {
   return `${PREFIXES[kind]}${id}`;
 }
+
+/** The id a rail key names (`mps-transfer-42` → `42`), or null when it is not a key of that kind. */
+export function idOfRailKey(kind: RailKeyKind, key: string): string | null {
+  return key.startsWith(PREFIXES[kind]) ? key.slice(PREFIXES[kind].length) : null;
+}

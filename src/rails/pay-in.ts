@@ -5,6 +5,7 @@ import type { BankMaskedAccountNumber, PayerAccountNumber } from '../masking.ts'
 import type { Centavos } from '../money.ts';
 import type { RailFailureCode } from './failures.ts';
 import type { RailName } from './names.ts';
+import type { RailOutcome } from './outcome.ts';
 
 export interface Payer {
   sourceBank: string;
@@ -69,15 +70,7 @@ export interface SandboxPayer {
 
 // ---------------------------------------------------------------------------------------------------
 // A bank's pay-in (docs/rails.md, "Pay-in through a bank"): the bank issues the QRs, and says which
-// payments it took. Every call ends in one outcome; `unknown` means the bank may have acted (a QR may
-// exist, a cancel may have been taken) and is never read as a refusal.
-
-export type RailOutcome<T> =
-  | { outcome: 'ok'; value: T }
-  /** The bank turned the call away and did nothing; its message, cleaned (no secret, no full account). */
-  | { outcome: 'refused'; message: string }
-  /** No answer, or one we cannot read: the bank may have acted. */
-  | { outcome: 'unknown'; problem: string };
+// payments it took. Every call ends in one RailOutcome (outcome.ts).
 
 /** A QR for the bank to issue. */
 export interface RailQrOrder {

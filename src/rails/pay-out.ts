@@ -4,6 +4,7 @@
 import type { FullAccountNumber } from '../masking.ts';
 import type { Centavos } from '../money.ts';
 import type { RailFailureCode } from './failures.ts';
+import type { RailOutcome } from './outcome.ts';
 
 /** What a rail can say about a transfer. */
 export type RailStatus =
@@ -36,9 +37,55 @@ export interface RailTransferOrder {
   reference: string | null;
 }
 
-export interface PayOutRail {
+/** A rail that answers each transfer at once, in process: the sandbox's pretend bank. */
+export interface InstantPayOut {
+  readonly kind: 'instant';
   /** Sends a PENDING transfer to the network. Safe to call again with the same order (same idempotency key). */
   submit(order: RailTransferOrder): Promise<RailReport>;
   /** Asks what became of a submitted transfer. */
   track(order: RailTransferOrder, railReference: string): Promise<RailReport>;
 }
+
+/** A batch of transfers for a bank (§14.4): written before it is uploaded, never uploaded twice. */
+export interface RailBatchOrder {
+  /** railKey('batch', id). */
+  batchId: string;
+  items: RailTransferOrder[];
+}
+
+/** What the bank said of one item of a batch (its status callback), in neutral terms. */
+export interface RailItemReport {
+  batchId: string;
+  /** railKey('transfer', id) of the item. */
+  itemKey: string;
+  /** accepted: the destination account was credited; rejected: refused, with the bank's reason. */
+  outcome: 'accepted' | 'rejected';
+  /** The bank's reason (cleaned: no control characters, no secret, no full account number). */
+  reason: string | null;
+  /** The bank's ids of the debit (in the account history) and the credit. */
+  debitReference: string | null;
+  creditReference: string | null;
+}
+
+/** A status callback's body, read; never throws. */
+export type RailItemReading = { kind: 'item'; report: RailItemReport } | { kind: 'unreadable'; problem: string };
+
+/**
+ * A bank that takes transfers in batches and answers each item later, by callback (Banco Económico's
+ * planillas). The service writes a batch before uploading it and never uploads it again after a lost answer.
+ */
+export interface BatchPayOut {
+  readonly kind: 'batches';
+  /** Most transfers per batch. */
+  readonly maxBatchItems: number;
+  /** How often the PENDING transfers become a batch. */
+  readonly batchIntervalMs: number;
+  /** The longest an upload can wait for its answer: a batch still uploading after it (its process died) is unknown. */
+  readonly uploadTimeoutMs: number;
+  /** Uploads a batch; `unknown` means the bank may hold it. Called outside any transaction. */
+  uploadBatch(batch: RailBatchOrder): Promise<RailOutcome<{ bankBatchId: string }>>;
+  /** The status callback's JSON body, read. */
+  readItemReport(body: unknown): RailItemReading;
+}
+
+export type PayOutRail = InstantPayOut | BatchPayOut;

@@ -12,7 +12,8 @@ export type { RailName } from './names.ts';
 export interface Rail {
   readonly name: RailName;
   readonly payOut: PayOutRail;
-  readonly refunds: RefundRail;
+  /** Pays refunds back to payers; null where the bank offers no reversal: refunds then wait PENDING for the operator. */
+  readonly refunds: RefundRail | null;
   /** A bank's pay-in: it issues the QRs and lists the payments. null on the sandbox, which issues its own QRs. */
   readonly payIn: PayInRail | null;
   /** The pretend payer of the sandbox's helpers and hosted form; null on a bank's rail. */

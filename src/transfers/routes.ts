@@ -102,7 +102,7 @@ export const transferRoutes: CapabilityRoutes = async (app, context) => {
     }, async (request) => {
       const businessCode = merchantOf(request.principal);
       const { to, failure_code: failureCode } = request.body;
-      return toTransferResource(await db.transaction((tx) => transfers.advanceTransfer(tx, sandbox.rail.payOut, businessCode, request.params.id, { to, failureCode }, clock.now())));
+      return toTransferResource(await db.transaction((tx) => transfers.advanceTransfer(tx, sandbox.payOut, businessCode, request.params.id, { to, failureCode }, clock.now())));
     });
   }
 };

@@ -99,6 +99,9 @@ export const TransferSchema = Type.Object({
   reference: Type.Union([Type.String(), Type.Null()]),
   destination: DestinationSchema,
   failure_code: Type.Union([StringEnum(FAILURE_CODES), Type.Null()]),
+  failure_message: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], {
+    description: "The bank's reason for a failure (a rejection's description, a refused upload's message); null unless the bank gave one",
+  }),
   movement_id: Type.Integer({ description: 'The transfer movement of GET /api/v2/balance/movements' }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
@@ -111,3 +114,35 @@ export const TransferPageSchema = PageSchema(TransferSchema);
 export const BankListSchema = Type.Object({
   data: Type.Array(Type.Object({ bank_code: Type.Integer(), name: Type.String() })),
 });
+
+// ---------------------------------------------------------------------------------------------------
+// Batches of a bank rail (operator API: POST /admin/v1/rails/batches/{batchId}/resolve)
+
+export const BATCH_STATUSES = ['uploading', 'uploaded', 'refused', 'unknown'] as const;
+
+export const BatchIdParams = StrictObject({
+  batchId: Type.String({ maxLength: 24, pattern: '^mps-b-[1-9][0-9]{0,14}$', description: 'The batch id the bank knows (mps-b-…)' }),
+});
+
+export const ResolveBatchBody = StrictObject({
+  to: StringEnum(['COMPLETED', 'FAILED'] as const, {
+    description: "What the bank says became of the batch's transfers still IN_TRANSIT: COMPLETED, or FAILED (their funds return)",
+  }),
+});
+export type ResolveBatchBody = Static<typeof ResolveBatchBody>;
+
+export const BatchSchema = Type.Object({
+  id: Type.String({ example: 'mps-b-12' }),
+  rail: Type.String({ example: 'baneco' }),
+  status: StringEnum(BATCH_STATUSES, { description: 'uploading (no answer yet), uploaded (the bank took it), refused, unknown (the answer never came)' }),
+  resolution: Type.Union([StringEnum(['COMPLETED', 'FAILED'] as const), Type.Null()], { description: "The operator's resolution, if any" }),
+  item_count: Type.Integer(),
+  amount: Type.Number({ example: 1500.5 }),
+  currency: Type.Literal('BOB'),
+  bank_batch_id: Type.Union([Type.String(), Type.Null()], { description: "The bank's id of the batch, once it took it" }),
+  message: Type.Union([Type.String(), Type.Null()], { description: "The bank's refusal, or what the missing answer was" }),
+  transfers: Type.Array(Type.Object({ id: Type.Integer(), business_code: Type.Integer(), status: StringEnum(TRANSFER_STATUSES) })),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+}, { description: 'A batch of transfers a bank rail paid out' });
+export type BatchResource = Static<typeof BatchSchema>;

@@ -13,7 +13,7 @@ import * as ledger from '../ledger/service.ts';
 import { FullAccountNumber, maskAccountNumber } from '../masking.ts';
 import { validatedCentavos, type Centavos } from '../money.ts';
 import { railKey } from '../rails/keys.ts';
-import type { PayOutRail, RailReport, RailStatus, RailTransferOrder } from '../rails/pay-out.ts';
+import type { InstantPayOut, RailReport, RailStatus, RailTransferOrder } from '../rails/pay-out.ts';
 import {
   MAX_TRANSFER_CENTAVOS, MIN_TRANSFER_CENTAVOS,
   type CreateTransferBody, type FailureCode, type TransferResource, type TransferStatus,
@@ -178,7 +178,7 @@ export async function cancelTransfer(tx: Transaction, businessCode: number, id: 
  */
 export async function advanceTransfer(
   tx: Transaction,
-  rail: PayOutRail,
+  rail: InstantPayOut,
   businessCode: number,
   id: number,
   target: { to: 'IN_TRANSIT' | 'COMPLETED' | 'FAILED'; failureCode?: FailureCode },
@@ -202,11 +202,11 @@ export async function advanceTransfer(
     case 'COMPLETED':
       if (row.status !== 'PENDING' && row.status !== 'IN_TRANSIT') throw refuse();
       if (row.status === 'PENDING') row = await applyRailReport(tx, row, await rail.submit(railOrderOf(row)), now);
-      if (row.status === 'IN_TRANSIT') row = await moveToCompleted(tx, row, now);
+      if (row.status === 'IN_TRANSIT') row = await moveToCompleted(tx, row, null, now);
       break;
     case 'FAILED':
       if (row.status !== 'PENDING' && row.status !== 'IN_TRANSIT') throw refuse();
-      row = await moveToFailed(tx, row, target.failureCode ?? DEFAULT_FAILURE_CODE, null, now);
+      row = await moveToFailed(tx, row, { failureCode: target.failureCode ?? DEFAULT_FAILURE_CODE, failureMessage: null, railReference: null }, now);
       break;
   }
   return row;
@@ -224,7 +224,7 @@ export interface SettlementDelays {
  * of processes can run it), asks the rail, and applies its answer in the same transaction. False when
  * nothing is due.
  */
-export async function advanceOneDueTransfer(db: Database, rail: PayOutRail, delays: SettlementDelays, now: Date): Promise<boolean> {
+export async function advanceOneDueTransfer(db: Database, rail: InstantPayOut, delays: SettlementDelays, now: Date): Promise<boolean> {
   return db.transaction(async (tx) => {
     const row = await store.claimDueTransfer(tx, {
       pendingBefore: new Date(now.getTime() - delays.pendingMs),
@@ -249,31 +249,41 @@ async function applyRailReport(tx: Transaction, row: TransferRow, report: RailRe
       return row.status === 'PENDING' ? moveToInTransit(tx, row, report.railReference, now) : row;
     case 'COMPLETED': {
       const inTransit = row.status === 'PENDING' ? await moveToInTransit(tx, row, report.railReference, now) : row;
-      return inTransit.status === 'IN_TRANSIT' ? moveToCompleted(tx, inTransit, now) : inTransit;
+      return inTransit.status === 'IN_TRANSIT' ? moveToCompleted(tx, inTransit, null, now) : inTransit;
     }
     case 'FAILED':
-      return moveToFailed(tx, row, report.failureCode ?? 'REJECTED_BY_BANK', report.railReference, now);
+      return moveToFailed(tx, row, { failureCode: report.failureCode ?? 'REJECTED_BY_BANK', failureMessage: null, railReference: report.railReference }, now);
     default:
       return assertNever(target);
   }
 }
 
-async function moveToInTransit(tx: Transaction, row: TransferRow, railReference: string, now: Date): Promise<TransferRow> {
+// The transitions a rail drives, each with its ledger side and event (the batches of a bank rail, batches.ts, use them too).
+
+/** PENDING → IN_TRANSIT. */
+export async function moveToInTransit(tx: Transaction, row: TransferRow, railReference: string | null, now: Date): Promise<TransferRow> {
   const moved = await store.markTransferInTransit(tx, row.business_code, row.id, railReference, now);
   if (!moved) throw lostTransition(row, 'IN_TRANSIT');
   await settleAndAnnounce(tx, moved, now);
   return moved;
 }
 
-async function moveToCompleted(tx: Transaction, row: TransferRow, now: Date): Promise<TransferRow> {
-  const moved = await store.markTransferCompleted(tx, row.business_code, row.id, now);
+/** IN_TRANSIT → COMPLETED: the settlement entry. */
+export async function moveToCompleted(tx: Transaction, row: TransferRow, railReference: string | null, now: Date): Promise<TransferRow> {
+  const moved = await store.markTransferCompleted(tx, row.business_code, row.id, railReference, now);
   if (!moved) throw lostTransition(row, 'COMPLETED');
   await settleAndAnnounce(tx, moved, now);
   return moved;
 }
 
-async function moveToFailed(tx: Transaction, row: TransferRow, failureCode: FailureCode, railReference: string | null, now: Date): Promise<TransferRow> {
-  const moved = await store.markTransferFailed(tx, row.business_code, row.id, { failureCode, railReference }, now);
+/** PENDING or IN_TRANSIT → FAILED: the funds return. */
+export async function moveToFailed(
+  tx: Transaction,
+  row: TransferRow,
+  failure: { failureCode: FailureCode; failureMessage: string | null; railReference: string | null },
+  now: Date,
+): Promise<TransferRow> {
+  const moved = await store.markTransferFailed(tx, row.business_code, row.id, failure, now);
   if (!moved) throw lostTransition(row, 'FAILED');
   await settleAndAnnounce(tx, moved, now);
   return moved;
@@ -309,7 +319,8 @@ function lostTransition(row: TransferRow, to: TransferStatus): Error {
   return new Error(`transfer ${row.id} left ${row.status} before it could become ${to}`);
 }
 
-function railOrderOf(row: TransferRow): RailTransferOrder {
+/** What a rail needs to pay a transfer out (the full account number travels only to the rail). */
+export function railOrderOf(row: TransferRow): RailTransferOrder {
   return {
     idempotencyKey: railKey('transfer', row.id),
     amountCentavos: row.amount_centavos,

@@ -19,6 +19,8 @@ export interface TransferRow {
   account_number: FullAccountNumber;
   account_titular: string;
   failure_code: FailureCode | null;
+  /** The bank's reason for a failure (a rejection's description, a refused upload's message); null otherwise. */
+  failure_message: string | null;
   rail_reference: string | null;
   created_at: Date;
   updated_at: Date;
@@ -32,7 +34,7 @@ function fromStored(row: StoredTransfer): TransferRow {
 }
 
 const TRANSFER_COLUMNS = `id, business_code, movement_id, status, amount_centavos, currency, reference, destination_type,
-  bank_code, account_number, account_titular, failure_code, rail_reference, created_at, updated_at`;
+  bank_code, account_number, account_titular, failure_code, failure_message, rail_reference, created_at, updated_at`;
 
 export interface NewTransfer {
   businessCode: number;
@@ -116,12 +118,12 @@ export async function cancelPendingTransfer(tx: Queryable, businessCode: number,
   return rows[0] && fromStored(rows[0]);
 }
 
-/** PENDING → IN_TRANSIT: the rail accepted the transfer. */
+/** PENDING → IN_TRANSIT: the rail accepted the transfer (a bank's batch holding it was written: no reference yet). */
 export async function markTransferInTransit(
   tx: Queryable,
   businessCode: number,
   id: number,
-  railReference: string,
+  railReference: string | null,
   now: Date,
 ): Promise<TransferRow | undefined> {
   const { rows } = await tx.query<StoredTransfer>(
@@ -133,13 +135,19 @@ export async function markTransferInTransit(
   return rows[0] && fromStored(rows[0]);
 }
 
-/** IN_TRANSIT → COMPLETED: the funds reached the destination bank. */
-export async function markTransferCompleted(tx: Queryable, businessCode: number, id: number, now: Date): Promise<TransferRow | undefined> {
+/** IN_TRANSIT → COMPLETED: the funds reached the destination bank (`railReference`: the bank's id of the debit, when it gave one). */
+export async function markTransferCompleted(
+  tx: Queryable,
+  businessCode: number,
+  id: number,
+  railReference: string | null,
+  now: Date,
+): Promise<TransferRow | undefined> {
   const { rows } = await tx.query<StoredTransfer>(
-    `update transfers set status = 'COMPLETED', updated_at = $3::timestamptz
+    `update transfers set status = 'COMPLETED', rail_reference = coalesce($4::text, rail_reference), updated_at = $3::timestamptz
       where id = $1::bigint and business_code = $2::bigint and status = 'IN_TRANSIT'
       returning ${TRANSFER_COLUMNS}`,
-    [id, businessCode, now],
+    [id, businessCode, now, railReference],
   );
   return rows[0] && fromStored(rows[0]);
 }
@@ -149,15 +157,15 @@ export async function markTransferFailed(
   tx: Queryable,
   businessCode: number,
   id: number,
-  failure: { failureCode: FailureCode; railReference: string | null },
+  failure: { failureCode: FailureCode; failureMessage: string | null; railReference: string | null },
   now: Date,
 ): Promise<TransferRow | undefined> {
   const { rows } = await tx.query<StoredTransfer>(
-    `update transfers set status = 'FAILED', failure_code = $3::text,
+    `update transfers set status = 'FAILED', failure_code = $3::text, failure_message = $6::text,
             rail_reference = coalesce($4::text, rail_reference), updated_at = $5::timestamptz
       where id = $1::bigint and business_code = $2::bigint and status in ('PENDING', 'IN_TRANSIT')
       returning ${TRANSFER_COLUMNS}`,
-    [id, businessCode, failure.failureCode, failure.railReference, now],
+    [id, businessCode, failure.failureCode, failure.railReference, now, failure.failureMessage],
   );
   return rows[0] && fromStored(rows[0]);
 }
@@ -182,4 +190,29 @@ export async function claimDueTransfer(
     [due.pendingBefore, due.inTransitBefore],
   );
   return rows[0] && fromStored(rows[0]);
+}
+
+/**
+ * Claims up to `limit` PENDING transfers, oldest first, locking them (SKIP LOCKED: two processes cutting
+ * batches at once take different transfers): what a bank rail's next batch holds.
+ */
+export async function claimPendingTransfers(tx: Queryable, limit: number): Promise<TransferRow[]> {
+  const { rows } = await tx.query<StoredTransfer>(
+    `select ${TRANSFER_COLUMNS} from transfers
+      where status = 'PENDING'
+      order by updated_at, id
+      limit $1::integer
+      for update skip locked`,
+    [limit],
+  );
+  return rows.map(fromStored);
+}
+
+/** Reads transfers by id (any merchant) and locks them, in id order (the order every locker takes: no deadlock). */
+export async function findTransfersForUpdate(tx: Queryable, ids: readonly number[]): Promise<TransferRow[]> {
+  const { rows } = await tx.query<StoredTransfer>(
+    `select ${TRANSFER_COLUMNS} from transfers where id = any($1::bigint[]) order by id for update`,
+    [ids],
+  );
+  return rows.map(fromStored);
 }

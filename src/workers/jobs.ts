@@ -1,6 +1,7 @@
 // The background jobs of this process. Each capability adds its own job here.
 import type { Registry } from 'prom-client';
-import type { AppContext } from '../context.ts';
+import { sandboxHelpersOf, type AppContext } from '../context.ts';
+import { bankPayOutOf, payOutPendingTransfers } from '../bank/pay-out.ts';
 import { bankContextOf, pollRailQrs, sweepPreviousDayWhenDue } from '../bank/service.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
 import { sweepExpiredIntents } from '../onboarding/service.ts';
@@ -24,7 +25,7 @@ export interface BackgroundJobOptions {
 
 /** The jobs of a process, given what the composition root built (its rail, its secret box). */
 export function backgroundJobs(context: AppContext, options: BackgroundJobOptions = {}): Job[] {
-  const { config, db, clock, secrets, rail } = context;
+  const { config, db, clock, secrets } = context;
   const metrics = options.metrics ? webhookMetrics(options.metrics) : undefined;
   const dispatcher = new Dispatcher({
     db, clock, metrics, secrets, destinations: destinationPolicyOf(config), timeoutMs: config.webhookTimeoutMs,
@@ -61,8 +62,9 @@ export function backgroundJobs(context: AppContext, options: BackgroundJobOption
     },
   ];
   // The sandbox's pretend bank settles by itself after SANDBOX_SETTLEMENT; a bank's rail has jobs of its own.
-  if (rail?.name === 'sandbox' && config.sandboxSettlementMs) {
-    const payOut = rail.payOut;
+  const sandbox = sandboxHelpersOf(context);
+  if (sandbox && config.sandboxSettlementMs) {
+    const payOut = sandbox.payOut;
     const [pendingMs, inTransitMs] = config.sandboxSettlementMs;
     jobs.push({
       name: 'transfers-sandbox-rail',
@@ -77,8 +79,8 @@ export function backgroundJobs(context: AppContext, options: BackgroundJobOption
       },
     });
   }
-  if (rail?.name === 'sandbox' && config.sandboxSettlementMs) {
-    const refunds = rail.refunds;
+  if (sandbox && config.sandboxSettlementMs) {
+    const refunds = sandbox.refunds;
     // Refunds settle after the first sandbox delay (docs/api-reference.md#refunds).
     const [delayMs] = config.sandboxSettlementMs;
     jobs.push({
@@ -108,6 +110,15 @@ export function backgroundJobs(context: AppContext, options: BackgroundJobOption
         await sweepPreviousDayWhenDue(bank);
         return false;
       },
+    });
+  }
+  // A bank's pay-out (docs/rails.md): every BANECO_BATCH_INTERVAL, the PENDING transfers become one batch.
+  const payOut = bankPayOutOf(context);
+  if (payOut) {
+    jobs.push({
+      name: 'bank-batch-payout',
+      intervalMs: payOut.payOut.batchIntervalMs,
+      runOnce: () => payOutPendingTransfers(payOut),
     });
   }
   return jobs;

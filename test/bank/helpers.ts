@@ -8,6 +8,7 @@ import type { BanecoConfig } from '../../src/config.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
 import { startBanecoSimulator, type BanecoSimulator } from '../../simulators/baneco/index.ts';
 import { startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
+import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import type { DatabaseKind } from '../helpers/databases.ts';
 
 export const PASSWORD = 'Clave-Del-Banco-Muy-Secreta-2026';
@@ -33,12 +34,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startBankedApp(kind: DatabaseKind, overrides: Partial<BanecoConfig> = {}): Promise<BankedApp> {
+export async function startBankedApp(kind: DatabaseKind, overrides: Partial<BanecoConfig> = {}, simulatorKnobs: Record<string, unknown> = {}): Promise<BankedApp> {
   const port = await freePort();
   const bank = await startBanecoSimulator({
     userName: 'mps', password: PASSWORD, aesKey: AES_KEY, account: ACCOUNT,
     callbackBase: `http://127.0.0.1:${port}/rails/baneco/${CALLBACK_SECRET}/`,
-    knobs: { callbacks: { retryBaseMs: 50, timeoutMs: 3_000 } },
+    knobs: { batchDecisionDelayMs: 30, ...simulatorKnobs, callbacks: { retryBaseMs: 50, timeoutMs: 3_000 } },
   });
   const logLines: string[] = [];
   const sink = new Writable({
@@ -54,7 +55,8 @@ export async function startBankedApp(kind: DatabaseKind, overrides: Partial<Bane
     amlSource: 'Cobros QR de comercios', amlDestination: 'Pago a comercio', timeoutMs: 3_000, ...overrides,
   };
   // The simulator keeps real time (a QR's dueDate may not be before its today): so does the app's clock.
-  const t = await startTestApp({ kind, port, baneco, logger, clock: new TestClock(new Date().toISOString()) });
+  // The fixture routes fund balances for the pay-out tests (test/transfers/helpers.ts).
+  const t = await startTestApp({ kind, port, baneco, logger, clock: new TestClock(new Date().toISOString()), plugins: [fixtureRoutes] });
   return {
     t, bank, logLines,
     async close() {

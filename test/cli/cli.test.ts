@@ -232,6 +232,34 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
     expect(linesOf(bad.stderr)).toEqual([expect.stringMatching(/^mps: --to must be one of: COMPLETED, FAILED /)]);
   });
 
+  it('rails batch resolve settles the transfers of a batch still IN_TRANSIT, once', async () => {
+    const shop = await service!.createMerchant({ ach_enabled: true });
+    const funded = await service!.request('POST', '/api/v2/simple-qrs', { apiKey: shop.apiKey, body: { business_code: shop.businessCode, amount: 30 } });
+    await service!.request('POST', `/api/v2/sandbox/simple-qrs/${funded.body.id}/payments`, { apiKey: shop.apiKey });
+    const transfer = await service!.request('POST', '/api/v2/transfers', {
+      apiKey: shop.apiKey, headers: { 'idempotency-key': crypto.randomUUID() },
+      body: { business_code: shop.businessCode, amount: 20, currency: 'BOB', destination: { type: 'bank_account', bank_code: 1001, account_number: '10000123454321', account_titular: 'Ana' } },
+    });
+    // A bank rail's batch whose upload's answer never came (the sandbox has none of its own): written as the batch job writes it.
+    const batch = await service!.db.query<{ id: number }>(
+      `with batch as (insert into transfer_batches (rail, status, item_count, amount_centavos, message, created_at, updated_at)
+                      values ('baneco', 'unknown', 1, 2000, 'timeout', now(), now()) returning id)
+       insert into transfer_batch_items (transfer_id, batch_id) select $1::bigint, id from batch returning batch_id as id`, [transfer.body.id]);
+    await service!.db.query(`update transfers set status = 'IN_TRANSIT' where id = $1::bigint`, [transfer.body.id]);
+    const batchId = `mps-b-${batch.rows[0]!.id}`;
+    const resolved = await runCli(['rails', 'batch', 'resolve', batchId, '--to', 'FAILED'], env);
+    expect(resolved.stderr).toBe('');
+    expect(resolved.exitCode).toBe(0);
+    expect(resolved.json).toMatchObject({ id: batchId, status: 'unknown', resolution: 'FAILED', transfers: [{ id: transfer.body.id, status: 'FAILED' }] });
+    expect((await service!.request('GET', '/api/v2/balance', { apiKey: shop.apiKey })).body.available).toBe(30);
+    const again = await runCli(['rails', 'batch', 'resolve', batchId, '--to', 'COMPLETED'], env);
+    expect(again.exitCode).toBe(1);
+    expect(linesOf(again.stderr)).toEqual([`mps: Batch ${batchId} was resolved already (FAILED); only an uploaded or unknown batch not resolved yet can be resolved.`]);
+    const bad = await runCli(['rails', 'batch', 'resolve', '42', '--to', 'FAILED'], env);
+    expect(bad.exitCode).toBe(1);
+    expect(linesOf(bad.stderr)).toEqual([expect.stringMatching(/^mps: BATCH_ID is the batch id the bank knows, like mps-b-12/)]);
+  });
+
   it('ledger check exits 0 and reports every balance consistent', async () => {
     const result = await runCli(['ledger', 'check'], env);
     expect(result.stderr).toBe('');

@@ -56,7 +56,7 @@ function ledgerRoom(getDb: () => Database) {
     returnTransfer(movementId: number, now = T1, how: 'FAILED' | 'CANCELED' = 'FAILED'): Promise<void> {
       return db().transaction(async (tx) => {
         const transfer = await transferOf(tx, movementId);
-        if (how === 'FAILED') await transferStore.markTransferFailed(tx, transfer.business_code, transfer.id, { failureCode: 'ACCOUNT_CLOSED', railReference: null }, now);
+        if (how === 'FAILED') await transferStore.markTransferFailed(tx, transfer.business_code, transfer.id, { failureCode: 'ACCOUNT_CLOSED', failureMessage: null, railReference: null }, now);
         else await transferStore.cancelPendingTransfer(tx, transfer.business_code, transfer.id, now);
         await ledger.close(tx, { businessCode: transfer.business_code, movementId, kind: 'transfer_return', now });
       });
@@ -66,7 +66,7 @@ function ledgerRoom(getDb: () => Database) {
       return db().transaction(async (tx) => {
         const transfer = await transferOf(tx, movementId);
         await transferStore.markTransferInTransit(tx, transfer.business_code, transfer.id, 'rail-1', now);
-        await transferStore.markTransferCompleted(tx, transfer.business_code, transfer.id, now);
+        await transferStore.markTransferCompleted(tx, transfer.business_code, transfer.id, null, now);
         await ledger.close(tx, { businessCode: transfer.business_code, movementId, kind: 'transfer_settlement', now });
       });
     },

@@ -2435,6 +2435,8 @@ export interface paths {
                                     account_titular: string;
                                 };
                                 failure_code: ("ACCOUNT_CLOSED" | "INVALID_ACCOUNT" | "REJECTED_BY_BANK") | null;
+                                /** @description The bank's reason for a failure (a rejection's description, a refused upload's message); null unless the bank gave one */
+                                failure_message: string | null;
                                 /** @description The transfer movement of GET /api/v2/balance/movements */
                                 movement_id: number;
                                 /**
@@ -2629,6 +2631,8 @@ export interface paths {
                                 account_titular: string;
                             };
                             failure_code: ("ACCOUNT_CLOSED" | "INVALID_ACCOUNT" | "REJECTED_BY_BANK") | null;
+                            /** @description The bank's reason for a failure (a rejection's description, a refused upload's message); null unless the bank gave one */
+                            failure_message: string | null;
                             /** @description The transfer movement of GET /api/v2/balance/movements */
                             movement_id: number;
                             /**
@@ -2839,6 +2843,8 @@ export interface paths {
                                 account_titular: string;
                             };
                             failure_code: ("ACCOUNT_CLOSED" | "INVALID_ACCOUNT" | "REJECTED_BY_BANK") | null;
+                            /** @description The bank's reason for a failure (a rejection's description, a refused upload's message); null unless the bank gave one */
+                            failure_message: string | null;
                             /** @description The transfer movement of GET /api/v2/balance/movements */
                             movement_id: number;
                             /**
@@ -3017,6 +3023,8 @@ export interface paths {
                                 account_titular: string;
                             };
                             failure_code: ("ACCOUNT_CLOSED" | "INVALID_ACCOUNT" | "REJECTED_BY_BANK") | null;
+                            /** @description The bank's reason for a failure (a rejection's description, a refused upload's message); null unless the bank gave one */
+                            failure_message: string | null;
                             /** @description The transfer movement of GET /api/v2/balance/movements */
                             movement_id: number;
                             /**
@@ -3378,6 +3386,8 @@ export interface paths {
                                 account_titular: string;
                             };
                             failure_code: ("ACCOUNT_CLOSED" | "INVALID_ACCOUNT" | "REJECTED_BY_BANK") | null;
+                            /** @description The bank's reason for a failure (a rejection's description, a refused upload's message); null unless the bank gave one */
+                            failure_message: string | null;
                             /** @description The transfer movement of GET /api/v2/balance/movements */
                             movement_id: number;
                             /**
@@ -6594,7 +6604,7 @@ export interface components {
         Error: {
             type: string;
             /** @enum {string} */
-            code: "MALFORMED_REQUEST" | "MALFORMED_JSON" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_INVALID" | "INSUFFICIENT_FUNDS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_TOKEN_INVALID" | "BUSINESS_CODE_MISMATCH" | "MODULE_NOT_ENABLED" | "MASTER_KEY_REQUIRED" | "MERCHANT_KEY_REQUIRED" | "MERCHANT_SUSPENDED" | "KEY_SCOPE_INSUFFICIENT" | "NOT_FOUND" | "IDEMPOTENCY_KEY_IN_USE" | "QR_NOT_PAYABLE" | "QR_NOT_CANCELABLE" | "TRANSFER_NOT_CANCELABLE" | "REFUND_EXCEEDS_PAYMENT" | "REFUND_NOT_PENDING" | "REFUND_WINDOW_CLOSED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "RAIL_REFUSED" | "RAIL_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "MALFORMED_REQUEST" | "MALFORMED_JSON" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_INVALID" | "INSUFFICIENT_FUNDS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_TOKEN_INVALID" | "BUSINESS_CODE_MISMATCH" | "MODULE_NOT_ENABLED" | "MASTER_KEY_REQUIRED" | "MERCHANT_KEY_REQUIRED" | "MERCHANT_SUSPENDED" | "KEY_SCOPE_INSUFFICIENT" | "NOT_FOUND" | "IDEMPOTENCY_KEY_IN_USE" | "QR_NOT_PAYABLE" | "QR_NOT_CANCELABLE" | "TRANSFER_NOT_CANCELABLE" | "REFUND_EXCEEDS_PAYMENT" | "REFUND_NOT_PENDING" | "BATCH_NOT_RESOLVABLE" | "REFUND_WINDOW_CLOSED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "RAIL_REFUSED" | "RAIL_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             message: string;
             errors?: {
                 /** @description Dotted path of the failing field, e.g. destination.account_number */

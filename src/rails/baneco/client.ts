@@ -6,7 +6,7 @@
 // token, callback secret) and no full account number ever appears in what it returns.
 import { performance } from 'node:perf_hooks';
 import type { BanecoConfig } from '../../config.ts';
-import { revealAccountNumber, type FullAccountNumber } from '../../masking.ts';
+import { maskAccountNumber, revealAccountNumber, type FullAccountNumber } from '../../masking.ts';
 import { centavosToAmount, type Centavos } from '../../money.ts';
 import { BanecoCipher } from './aes.ts';
 import { exchange, type ExchangeResult, type HttpMethod, type RefusalReason, type UnknownReason } from './exchange.ts';
@@ -86,6 +86,8 @@ export interface BanecoClientOptions {
 /** A batch holds at most this many transfers (§14.4). */
 export const MAX_BATCH_ITEMS = 500;
 const MESSAGE_LENGTH = 200;
+/** Eight digits or more, hyphens allowed inside: what an account number looks like in a sentence. */
+const LONG_DIGIT_RUN = /\d(?:-?\d){7,}/g;
 
 type TokenReading = { ok: true; token: string } | { ok: false; result: BanecoResult<never> };
 
@@ -190,6 +192,11 @@ export class BanecoClient {
       paymentList,
     };
     return this.#call('uploadBatch', 'POST', 'api/batchPayment/upload', body, readBatchUploadAnswer, accounts);
+  }
+
+  /** Text the bank sent outside a call's answer (a callback's reason), made safe to keep as #clean makes answers. */
+  cleanText(text: string): string {
+    return this.#clean(text, []);
   }
 
   toJSON(): string {
@@ -308,6 +315,8 @@ export class BanecoClient {
       .sort((a, b) => b.length - a.length);
     let scrubbed = text;
     for (const secret of secrets) scrubbed = scrubbed.split(secret).join('[redacted]');
+    // Any other account number it names (a beneficiary's, in a rejection's reason) keeps only its last four digits.
+    scrubbed = scrubbed.replace(LONG_DIGIT_RUN, (run) => maskAccountNumber(run));
     return cleanBankText(scrubbed, MESSAGE_LENGTH);
   }
 }

@@ -6,9 +6,11 @@ import type { BanecoConfig } from '../../config.ts';
 import { BankMaskedAccountNumber } from '../../masking.ts';
 import type { RailAttemptLog } from '../attempts.ts';
 import type {
-  IssuedRailQr, PayInRail, RailOutcome, RailPayment, RailPaymentHint, RailPayments, RailQrOrder, RailQrState, UnmatchedRailPayment,
+  IssuedRailQr, PayInRail, RailPayment, RailPaymentHint, RailPayments, RailQrOrder, RailQrState, UnmatchedRailPayment,
 } from '../pay-in.ts';
-import type { BanecoClient, BanecoResult } from './client.ts';
+import type { RailOutcome } from '../outcome.ts';
+import type { BanecoClient } from './client.ts';
+import { railOutcomeOf } from './outcome.ts';
 import { readPaymentNotification, wireDateOf, type PaymentReading } from './wire.ts';
 
 const DAY_MS = 86_400_000;
@@ -38,22 +40,22 @@ export class BanecoPayIn implements PayInRail {
       singleUse: order.singleUse,
       modifyAmount: order.modifyAmount,
     });
-    return this.#outcome(result, (qr) => ({ railReference: qr.qrId, pngBase64: qr.qrImage }));
+    return railOutcomeOf(this.attempts, result, (qr) => ({ railReference: qr.qrId, pngBase64: qr.qrImage }));
   }
 
   async cancelQr(qrReference: string): Promise<RailOutcome<null>> {
-    return this.#outcome(await this.client.cancelQr(qrReference), () => null);
+    return railOutcomeOf(this.attempts, await this.client.cancelQr(qrReference), () => null);
   }
 
   async readQr(qrReference: string): Promise<RailOutcome<RailPayments & { state: RailQrState }>> {
-    return this.#outcome(await this.client.statusQr(qrReference), (reading) => ({
+    return railOutcomeOf(this.attempts, await this.client.statusQr(qrReference), (reading) => ({
       state: reading.state,
       ...paymentsOf(reading.payments),
     }));
   }
 
   async paymentsOfDay(day: string): Promise<RailOutcome<RailPayments>> {
-    return this.#outcome(await this.client.paidQr(day), (reading) => paymentsOf(reading.payments));
+    return railOutcomeOf(this.attempts, await this.client.paidQr(day), (reading) => paymentsOf(reading.payments));
   }
 
   readPaymentHint(body: unknown): RailPaymentHint {
@@ -68,18 +70,6 @@ export class BanecoPayIn implements PayInRail {
 
   toJSON(): string {
     return 'BanecoPayIn';
-  }
-
-  async #outcome<T, U>(result: BanecoResult<T>, map: (value: T) => U): Promise<RailOutcome<U>> {
-    await this.attempts.record(result.calls);
-    switch (result.outcome) {
-      case 'ok':
-        return { outcome: 'ok', value: map(result.value) };
-      case 'refused':
-        return { outcome: 'refused', message: result.message };
-      case 'unknown':
-        return { outcome: 'unknown', problem: `${result.reason}: ${result.problem}` };
-    }
   }
 }
 

@@ -4,7 +4,7 @@
 // code, a foreign currency — becomes `{ ok: false, problem }` ("the bank answered something we cannot
 // read"), never an exception. The bank's codes map onto rail-neutral terms through closed tables with no
 // default: a code the tables do not know is unreadable, not guessed.
-import type { RailStatus } from '../pay-out.ts';
+import type { RailItemReport } from '../pay-out.ts';
 import { maskAccountNumber } from '../../masking.ts';
 import type { Centavos } from '../../money.ts';
 import { formatWallClock } from '../../time.ts';
@@ -213,10 +213,10 @@ export const QR_STATE_OF_STATUS_CODE = {
 const STATUS_QR_CODES = [0, 1, 9] as const satisfies readonly StatusQrCode[];
 
 /** ACEP: the destination account was credited; RECH: refused (the reason in descriptionStatus). */
-export const RAIL_STATUS_OF_NOTIFY_STATUS = {
-  ACEP: 'settled',
+export const ITEM_OUTCOME_OF_NOTIFY_STATUS = {
+  ACEP: 'accepted',
   RECH: 'rejected',
-} as const satisfies Record<NotifyStatusCode, RailStatus>;
+} as const satisfies Record<NotifyStatusCode, RailItemReport['outcome']>;
 
 export type AccountEntryDirection = 'debit' | 'credit';
 export const DIRECTION_OF_TRANSACTION_TYPE = {
@@ -304,7 +304,7 @@ export interface BatchItemStatus {
   batchId: string;
   batchDetailId: string;
   bankStatus: NotifyStatusCode;
-  status: (typeof RAIL_STATUS_OF_NOTIFY_STATUS)[NotifyStatusCode];
+  outcome: (typeof ITEM_OUTCOME_OF_NOTIFY_STATUS)[NotifyStatusCode];
   /** descriptionStatus, as the bank wrote it (the caller cleans it before showing it). */
   reason: string | null;
   /** Required with ACEP (reconciliation finds the debit by it); a rejection may have none. */
@@ -420,14 +420,17 @@ export function readStatusNotification(body: unknown): Reading<BatchItemStatus> 
     const fields = object(body, 'body');
     const bankStatus = oneOf(fields, 'status', 'body', ['ACEP', 'RECH'] as const);
     const accepted = bankStatus === 'ACEP';
-    const optionalNumber = (key: string) => (accepted || has(fields, key) ? wholeNumberText(fields, key, 'body') : null);
-    const optionalId = (key: string) => (accepted || has(fields, key) ? identifier(fields, key, 'body') : null);
+    // An accepted item names its debit and credit. A rejected one moved nothing: what it carries there (the
+    // specification leaves it open; 0 and "" are likely) is read as "none" when empty or zero.
+    const empty = (key: string) => !has(fields, key) || own(fields, key) === '' || own(fields, key) === 0 || own(fields, key) === '0';
+    const optionalNumber = (key: string) => (!accepted && empty(key) ? null : wholeNumberText(fields, key, 'body'));
+    const optionalId = (key: string) => (!accepted && empty(key) ? null : identifier(fields, key, 'body'));
     return {
       bankBatchId: wholeNumberText(fields, 'bankBatchId', 'body'),
       batchId: identifier(fields, 'batchId', 'body'),
       batchDetailId: identifier(fields, 'batchDetailId', 'body'),
       bankStatus,
-      status: RAIL_STATUS_OF_NOTIFY_STATUS[bankStatus],
+      outcome: ITEM_OUTCOME_OF_NOTIFY_STATUS[bankStatus],
       reason: has(fields, 'descriptionStatus') ? text(fields, 'descriptionStatus', 'body', { maxLength: NOTE }) : null,
       transactionIdDebit: optionalNumber('transactionIdDebit'),
       transactionIdCredit: optionalId('transactionIdCredit'),

@@ -4,7 +4,7 @@
 // answers the same (as a real rail deduplicating on the idempotency key would).
 import { revealAccountNumber } from '../../masking.ts';
 import type { RailFailureCode } from '../failures.ts';
-import type { PayOutRail, RailReport, RailStatus, RailTransferOrder } from '../pay-out.ts';
+import type { InstantPayOut, RailReport, RailStatus, RailTransferOrder } from '../pay-out.ts';
 
 /** The sandbox network's own statuses, as a real ACH switch would name them on the wire. */
 type SandboxWireStatus = 'ACCEPTED' | 'REJECTED_ACCOUNT_CLOSED' | 'SETTLED';
@@ -24,7 +24,8 @@ const FAILURE_CODE_OF_WIRE = {
 /** The account suffix the sandbox rejects on submission. */
 export const SANDBOX_CLOSED_ACCOUNT_SUFFIX = '-0000';
 
-export class SandboxPayOut implements PayOutRail {
+export class SandboxPayOut implements InstantPayOut {
+  readonly kind = 'instant';
   async submit(order: RailTransferOrder): Promise<RailReport> {
     const wire: SandboxWireStatus = revealAccountNumber(order.accountNumber).endsWith(SANDBOX_CLOSED_ACCOUNT_SUFFIX) ? 'REJECTED_ACCOUNT_CLOSED' : 'ACCEPTED';
     return toReport(wire, order);

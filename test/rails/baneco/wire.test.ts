@@ -2,7 +2,7 @@
 // every good shape is read into rail-neutral terms, every hostile one into a problem, never a throw.
 import { describe, expect, it } from 'vitest';
 import {
-  RAIL_STATUS_OF_NOTIFY_STATUS, QR_STATE_OF_STATUS_CODE, readAccountHistoryAnswer, readAuthenticateAnswer, readBatchUploadAnswer,
+  ITEM_OUTCOME_OF_NOTIFY_STATUS, QR_STATE_OF_STATUS_CODE, readAccountHistoryAnswer, readAuthenticateAnswer, readBatchUploadAnswer,
   readCancelQrAnswer, readEnvelope, readGenerateQrAnswer, readPaidQrAnswer, readPaymentNotification, readStatusNotification,
   readStatusQrAnswer, wireDateOf, wirePathDate, type BankPayment, type PaymentQR,
 } from '../../../src/rails/baneco/wire.ts';
@@ -265,16 +265,20 @@ describe('the notifyPaymentQR callback', () => {
 describe('the notifyStatus callback', () => {
   const accepted = { bankBatchId: 778, batchId: 'mps-b-1', batchDetailId: 'mps-transfer-12', status: 'ACEP', transactionIdDebit: 9001, transactionIdCredit: 'C-77' };
 
-  it('maps ACEP/RECH to settled/rejected through a closed table', () => {
-    expect(RAIL_STATUS_OF_NOTIFY_STATUS).toEqual({ ACEP: 'settled', RECH: 'rejected' });
+  it('maps ACEP/RECH to accepted/rejected through a closed table; a rejection\'s 0 and "" are no ids', () => {
+    expect(ITEM_OUTCOME_OF_NOTIFY_STATUS).toEqual({ ACEP: 'accepted', RECH: 'rejected' });
     expect(readStatusNotification(accepted)).toEqual({
       ok: true,
-      value: { bankBatchId: '778', batchId: 'mps-b-1', batchDetailId: 'mps-transfer-12', bankStatus: 'ACEP', status: 'settled', reason: null, transactionIdDebit: '9001', transactionIdCredit: 'C-77' },
+      value: { bankBatchId: '778', batchId: 'mps-b-1', batchDetailId: 'mps-transfer-12', bankStatus: 'ACEP', outcome: 'accepted', reason: null, transactionIdDebit: '9001', transactionIdCredit: 'C-77' },
     });
     expect(readStatusNotification({ bankBatchId: 778, batchId: 'mps-b-1', batchDetailId: 'mps-transfer-13', status: 'RECH', descriptionStatus: 'Cuenta cerrada' })).toEqual({
       ok: true,
-      value: { bankBatchId: '778', batchId: 'mps-b-1', batchDetailId: 'mps-transfer-13', bankStatus: 'RECH', status: 'rejected', reason: 'Cuenta cerrada', transactionIdDebit: null, transactionIdCredit: null },
+      value: { bankBatchId: '778', batchId: 'mps-b-1', batchDetailId: 'mps-transfer-13', bankStatus: 'RECH', outcome: 'rejected', reason: 'Cuenta cerrada', transactionIdDebit: null, transactionIdCredit: null },
     });
+    expect(readStatusNotification({ bankBatchId: 778, batchId: 'mps-b-1', batchDetailId: 'mps-transfer-14', status: 'RECH', transactionIdDebit: 0, transactionIdCredit: '' })).toMatchObject({
+      ok: true, value: { outcome: 'rejected', reason: null, transactionIdDebit: null, transactionIdCredit: null },
+    });
+    expect(readStatusNotification({ bankBatchId: 778, batchId: 'mps-b-1', batchDetailId: 'mps-transfer-15', status: 'ACEP', transactionIdDebit: 0, transactionIdCredit: '' }).ok).toBe(false);
   });
 
   it('refuses unknown statuses, an ACEP without its debit, and wrong types', () => {
