@@ -1,7 +1,8 @@
 // The bank's callbacks, on the secret path /rails/baneco/{BANECO_CALLBACK_SECRET}/… (contract §14.3, §14.4):
 // - api/qrsimple/notifyPaymentQR: the bank does not sign it, so its body is only a hint naming a QR: the
 //   QR's status is read at the bank and what it lists is recorded; HTTP 503 when the status read got no
-//   answer or the database failed, so the bank calls again;
+//   answer or the database failed for any payment it lists (the others are recorded all the same), so the
+//   bank calls again;
 // - api/notifyStatus: one batch item accepted (ACEP) or rejected (RECH): its transfer completes or fails
 //   once; `responseCode` 1 for an item that is not ours or a body we cannot read, 503 when the database failed.
 // The bank is answered `{"responseCode": 0}` only after the work committed. A wrong secret is the ordinary
@@ -40,12 +41,15 @@ export const bankRoutes: CapabilityRoutes = async (app, context) => {
     }
     let confirmed;
     try {
-      confirmed = await confirmRailQr(bank, hint.qrReference, context.clock.now());
+      confirmed = await confirmRailQr(bank, hint.qrReference, context.clock.now(), (error) => {
+        request.log.error({ err: { name: error.name, message: error.message }, railReference: error.railReference }, 'bank payment callback: a payment was not recorded');
+      });
     } catch (error) {
       request.log.error({ err: error instanceof Error ? { name: error.name, message: error.message } : 'error' }, 'bank payment callback: recording failed');
       confirmed = { outcome: 'unknown' as const };
     }
-    if (confirmed.outcome === 'unknown') {
+    // A payment of the QR left unrecorded (the others were recorded): 503 too, so the bank calls again.
+    if (confirmed.outcome === 'unknown' || (confirmed.outcome === 'recorded' && confirmed.tally.failed > 0)) {
       return reply.code(503).header('Retry-After', String(CALLBACK_RETRY_AFTER_SECONDS)).send({ responseCode: 1, message: 'try again later' });
     }
     return reply.code(200).send({ responseCode: 0, message: '' });

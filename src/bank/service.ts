@@ -30,49 +30,73 @@ export interface RecordedPayments {
   known: number;
   /** Kept as unmatched bank credits (no QR of ours, not BOB, unreadable). */
   unmatched: number;
+  /** Could not be recorded (the database failed for it): each told to `onError`, and left for a later read. */
+  failed: number;
 }
+
+/** Told each listed payment that could not be recorded; the bank's payment id names it. */
+export class RailPaymentNotRecordedError extends Error {
+  constructor(readonly railReference: string | null, cause: unknown) {
+    super(`bank payment ${railReference ?? '(no id)'} could not be recorded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'RailPaymentNotRecordedError';
+  }
+}
+
+export type OnPaymentError = (error: RailPaymentNotRecordedError) => void;
 
 /**
  * Records each listed payment not recorded yet, each in its own transaction, and keeps what credits no
- * merchant. Throws when the database does (the caller answers the bank 503, or retries at the next run).
+ * merchant. Each payment stands alone: one that cannot be recorded (the database failing for it) is
+ * counted as `failed` and told to `onError`, and the rest are recorded all the same — one poisoned
+ * payment must not hold back the money of the others. The caller reads the list again later: the callback
+ * answers 503, the poll reads the QR at its next interval, the sweep leaves the day unswept.
  */
-export async function recordRailPayments(context: BankContext, listed: RailPayments, now: Date): Promise<RecordedPayments> {
-  const tally: RecordedPayments = { recorded: 0, known: 0, unmatched: 0 };
-  for (const payment of listed.payments) {
-    if (await qrs.isRailPaymentRecorded(context.db, context.rail, payment.railReference)) {
-      tally.known += 1;
-      continue;
-    }
-    const qr = await qrs.findQrByRailReference(context.db, context.rail, payment.qrReference);
-    if (!qr) {
-      await keepUnmatched(context, { ...payment, currency: 'BOB', problem: 'no QR of the service has this bank qrId' }, payment.amountCentavos, now);
-      tally.unmatched += 1;
-      continue;
-    }
+export async function recordRailPayments(context: BankContext, listed: RailPayments, now: Date, onError: OnPaymentError = () => undefined): Promise<RecordedPayments> {
+  const tally: RecordedPayments = { recorded: 0, known: 0, unmatched: 0, failed: 0 };
+  const each = async (railReference: string | null, record: () => Promise<'recorded' | 'known' | 'unmatched'>) => {
     try {
-      await receiveNotice(context, noticeOf(context, qr.id, payment), now);
-      tally.recorded += 1;
+      tally[await record()] += 1;
     } catch (error) {
-      if (!(error instanceof qrs.RailPaymentRecordedError)) throw error;
-      tally.known += 1; // another channel recorded it between the look and the insert
+      tally.failed += 1;
+      onError(new RailPaymentNotRecordedError(railReference, error));
     }
-  }
+  };
+  for (const payment of listed.payments) await each(payment.railReference, () => recordRailPayment(context, payment, now));
   for (const entry of listed.unmatched) {
-    await keepUnmatched(context, entry, null, now);
-    tally.unmatched += 1;
+    await each(entry.railReference, async () => {
+      await keepUnmatched(context, entry, null, now);
+      return 'unmatched';
+    });
   }
   return tally;
+}
+
+/** One listed payment: recorded, found recorded already, or kept unmatched (no QR of ours has its qrId). */
+async function recordRailPayment(context: BankContext, payment: RailPayment, now: Date): Promise<'recorded' | 'known' | 'unmatched'> {
+  if (await qrs.isRailPaymentRecorded(context.db, context.rail, payment.railReference)) return 'known';
+  const qr = await qrs.findQrByRailReference(context.db, context.rail, payment.qrReference);
+  if (!qr) {
+    await keepUnmatched(context, { ...payment, currency: 'BOB', problem: 'no QR of the service has this bank qrId' }, payment.amountCentavos, now);
+    return 'unmatched';
+  }
+  try {
+    await receiveNotice(context, noticeOf(context, qr.id, payment), now);
+    return 'recorded';
+  } catch (error) {
+    if (!(error instanceof qrs.RailPaymentRecordedError)) throw error;
+    return 'known'; // another channel recorded it between the look and the insert
+  }
 }
 
 /** The QR named by a callback or the poll: its status read at the bank, and what it lists recorded. */
 export type ConfirmOutcome = { outcome: 'recorded'; tally: RecordedPayments } | { outcome: 'refused' } | { outcome: 'unknown' };
 
-export async function confirmRailQr(context: BankContext, qrReference: string, now: Date): Promise<ConfirmOutcome> {
+export async function confirmRailQr(context: BankContext, qrReference: string, now: Date, onError?: OnPaymentError): Promise<ConfirmOutcome> {
   const read = await context.payIn.readQr(qrReference);
   if (read.outcome === 'unknown') return { outcome: 'unknown' };
   // Refused (a qrId the bank does not know, a forged hint): nothing to record.
   if (read.outcome === 'refused') return { outcome: 'refused' };
-  return { outcome: 'recorded', tally: await recordRailPayments(context, read.value, now) };
+  return { outcome: 'recorded', tally: await recordRailPayments(context, read.value, now, onError) };
 }
 
 /** Bank QRs leased per run of the poll; a full lease means more are due (run again at once). */
@@ -81,7 +105,8 @@ const POLL_BATCH = 50;
 /**
  * One run of the poll: cancels due at the bank (repeated each interval until the bank answers at all),
  * expired bank QRs handed to the cancel, then the status of each leased bank QR read and recorded. A
- * failure on one QR does not stop the others; it is told to `onError` and that QR is read next interval.
+ * failure on one QR, or on one payment of a QR, does not stop the others; it is told to `onError` and that
+ * QR is read again next interval (and the day's sweep reads its payments too).
  */
 export async function pollRailQrs(context: BankContext, onError: (error: unknown) => void = () => undefined): Promise<boolean> {
   const { db, rail, payIn } = context;
@@ -98,7 +123,7 @@ export async function pollRailQrs(context: BankContext, onError: (error: unknown
   }
   for (const qr of leased) {
     try {
-      await confirmRailQr(context, qr.rail_reference, context.clock.now());
+      await confirmRailQr(context, qr.rail_reference, context.clock.now(), onError);
     } catch (error) {
       onError(error);
     }
@@ -106,15 +131,24 @@ export async function pollRailQrs(context: BankContext, onError: (error: unknown
   return leased.length >= POLL_BATCH || cancels.length === POLL_BATCH;
 }
 
-export type SweepOutcome = { outcome: 'swept'; day: string; tally: RecordedPayments } | { outcome: 'refused'; day: string; message: string } | { outcome: 'unknown'; day: string };
+export type SweepOutcome =
+  | { outcome: 'swept'; day: string; tally: RecordedPayments }
+  /** Listed, but a payment of it could not be recorded: the day is not marked swept, so it is read again. */
+  | { outcome: 'incomplete'; day: string; tally: RecordedPayments }
+  | { outcome: 'refused'; day: string; message: string }
+  | { outcome: 'unknown'; day: string };
 
-/** The bank's paid list of one business day (yyyy-MM-dd), recorded; the day is marked swept. */
-export async function sweepRailDay(context: BankContext, day: string): Promise<SweepOutcome> {
+/**
+ * The bank's paid list of one business day (yyyy-MM-dd), recorded; the day is marked swept only when every
+ * payment of it is recorded (a day marked swept is never read again by the daily sweep).
+ */
+export async function sweepRailDay(context: BankContext, day: string, onError?: OnPaymentError): Promise<SweepOutcome> {
   const listed = await context.payIn.paymentsOfDay(day);
   if (listed.outcome === 'unknown') return { outcome: 'unknown', day };
   if (listed.outcome === 'refused') return { outcome: 'refused', day, message: listed.message };
   const now = context.clock.now();
-  const tally = await recordRailPayments(context, listed.value, now);
+  const tally = await recordRailPayments(context, listed.value, now, onError);
+  if (tally.failed > 0) return { outcome: 'incomplete', day, tally };
   await store.markDaySwept(context.db, context.rail, day, now);
   return { outcome: 'swept', day, tally };
 }
@@ -123,12 +157,12 @@ export async function sweepRailDay(context: BankContext, day: string): Promise<S
 export const SWEEP_TIME = '00:30';
 
 /** The daily sweep's run: from 00:30 SERVICE_TIMEZONE, the previous day, once (a run that got no answer is repeated). */
-export async function sweepPreviousDayWhenDue(context: BankContext): Promise<SweepOutcome | null> {
+export async function sweepPreviousDayWhenDue(context: BankContext, onError?: OnPaymentError): Promise<SweepOutcome | null> {
   const wallClock = formatWallClock(context.clock.now(), context.config.serviceTimeZone); // yyyy-MM-dd HH:mm:ss
   if (wallClock.slice(11, 16) < SWEEP_TIME) return null;
   const day = previousDay(wallClock.slice(0, 10));
   if (await store.isDaySwept(context.db, context.rail, day)) return null;
-  return sweepRailDay(context, day);
+  return sweepRailDay(context, day, onError);
 }
 
 export function previousDay(day: string): string {

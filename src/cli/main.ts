@@ -51,7 +51,7 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
   ledger check                              prove the books close (docs/journal.md); exit 3 on a mismatch
   rails sweep --date YYYY-MM-DD             read the bank's paid QRs of that business day and record what is
                                             missing (a bank's rail only; docs/rails.md); exit 4 when the bank
-                                            refused or did not answer
+                                            refused or did not answer, or a payment could not be recorded
   rails batch resolve BATCH_ID --to COMPLETED|FAILED
                                             settle a batch whose upload's answer never came, after checking
                                             with the bank: its transfers still IN_TRANSIT (docs/rails.md)
@@ -196,7 +196,9 @@ function parseCommand(argv: string[]): Command {
       return async (context) => {
         const bank = bankContextOf(context);
         if (!bank) throw new UsageError('the configured rail has no bank pay-in to sweep (RAIL=sandbox)');
-        const outcome = await sweepRailDay(bank, day);
+        // A payment that could not be recorded is one line on stderr; the others are recorded, and the day
+        // stays unswept (exit 4) so the command, or the daily sweep, reads it again.
+        const outcome = await sweepRailDay(bank, day, (error) => process.stderr.write(`mps: ${error.message}\n`));
         return { output: outcome, exitCode: outcome.outcome === 'swept' ? 0 : 4 };
       };
     }

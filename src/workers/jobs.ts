@@ -107,7 +107,7 @@ export function backgroundJobs(context: AppContext, options: BackgroundJobOption
       name: 'bank-daily-sweep',
       intervalMs: 60_000,
       runOnce: async () => {
-        await sweepPreviousDayWhenDue(bank);
+        await sweepPreviousDayWhenDue(bank, (error) => onError(error, 'bank-daily-sweep'));
         return false;
       },
     });

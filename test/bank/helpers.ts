@@ -73,6 +73,25 @@ export async function runJob(t: TestApp, name: string): Promise<boolean> {
   return job.runOnce();
 }
 
+/**
+ * Makes the database refuse to record the bank payment `railReference` (a trigger that raises on its
+ * qr_payments insert): an unexpected failure of that payment alone, as a full disk or a bad row would be.
+ * Answers the function that lifts it.
+ */
+export async function refusePaymentInDatabase(t: TestApp, railReference: string): Promise<() => Promise<void>> {
+  if (!/^\d{1,40}$/.test(railReference)) throw new Error('a bank payment id is digits');
+  await t.db.query(`create function refuse_bank_payment() returns trigger language plpgsql as $$
+    begin
+      if new.rail_reference = '${railReference}' then raise exception 'injected failure for one bank payment'; end if;
+      return new;
+    end $$`);
+  await t.db.query('create trigger refuse_bank_payment before insert on qr_payments for each row execute function refuse_bank_payment()');
+  return async () => {
+    await t.db.query('drop trigger refuse_bank_payment on qr_payments');
+    await t.db.query('drop function refuse_bank_payment()');
+  };
+}
+
 /** Waits until `check` holds (callbacks arrive on their own time). */
 export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 8_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

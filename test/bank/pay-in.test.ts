@@ -4,12 +4,13 @@
 // confirmed by a status read), the poll or the daily sweep — recorded once whichever comes first. Cancels
 // and expiries are carried to the bank, foreign money is kept unmatched, and no secret reaches the log.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bankContextOf, pollRailQrs, RailPaymentNotRecordedError } from '../../src/bank/service.ts';
 import { isRailCancelPending } from '../../src/rails/cancels.ts';
 import { startBanecoSimulator } from '../../simulators/baneco/index.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { decodeQrImage } from '../qr/qr-helpers.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
-import { CALLBACK_SECRET, POLL_MS, SECRETS, eventually, runJob, startBankedApp, type BankedApp } from './helpers.ts';
+import { CALLBACK_SECRET, POLL_MS, SECRETS, eventually, refusePaymentInDatabase, runJob, startBankedApp, type BankedApp } from './helpers.ts';
 
 type Merchant = { businessCode: number; apiKey: string };
 
@@ -170,6 +171,49 @@ describe.each(databaseKinds())('Banco Económico pay-in on %s', (kind) => {
     expect([first.body, second.body]).toEqual([{ responseCode: 0, message: '' }, { responseCode: 0, message: '' }]);
     expect(await paymentsOf(qr.id)).toHaveLength(1);
     expect(await balance()).toBe(before + 31);
+  });
+
+  it('records the other payments of a QR when one cannot be recorded, tells the failure, and records that one at the next poll', async () => {
+    const qr = (await create({ amount: 5, is_multi_use: true, max_payments: 3 })).body;
+    s.bank.setKnobs({ callbacks: { dropNext: 2 } });
+    const first = s.bank.pay(qr.rail_reference).transactionId as string;
+    const second = s.bank.pay(qr.rail_reference).transactionId as string;
+    const errors: unknown[] = [];
+    const allowAgain = await refusePaymentInDatabase(s.t, first);
+    try {
+      s.t.clock.advance(POLL_MS);
+      await pollRailQrs(bankContextOf(s.t.context)!, (error) => errors.push(error));
+    } finally {
+      await allowAgain();
+    }
+    expect((await paymentsOf(qr.id)).map((p) => p.rail_reference)).toEqual([second]);
+    expect(errors).toEqual([expect.any(RailPaymentNotRecordedError)]);
+    expect(errors[0]).toMatchObject({ railReference: first, message: expect.stringContaining(`bank payment ${first} could not be recorded`) });
+    s.t.clock.advance(POLL_MS);
+    await runJob(s.t, 'bank-qr-poll');
+    expect((await paymentsOf(qr.id)).map((p) => p.rail_reference)).toEqual([second, first]);
+  });
+
+  it('answers the callback 503 when a payment of its QR cannot be recorded, recording the others; the call after records it', async () => {
+    const qr = (await create({ amount: 4, is_multi_use: true, max_payments: 3 })).body;
+    s.bank.setKnobs({ callbacks: { dropNext: 2 } });
+    const first = s.bank.pay(qr.rail_reference).transactionId as string;
+    const second = s.bank.pay(qr.rail_reference).transactionId as string;
+    const callback = () => s.t.request('POST', `/rails/baneco/${CALLBACK_SECRET}/api/qrsimple/notifyPaymentQR`, { body: { payment: { qrId: qr.rail_reference } } });
+    const allowAgain = await refusePaymentInDatabase(s.t, first);
+    let refused;
+    try {
+      refused = await callback();
+    } finally {
+      await allowAgain();
+    }
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await paymentsOf(qr.id)).map((p) => p.rail_reference)).toEqual([second]);
+    expect(s.logLines.some((line) => line.includes('a payment was not recorded') && line.includes(first))).toBe(true);
+    const again = await callback();
+    expect([again.status, again.body]).toEqual([200, { responseCode: 0, message: '' }]);
+    expect((await paymentsOf(qr.id)).map((p) => p.rail_reference)).toEqual([second, first]);
   });
 
   it('hears a wrong secret as an unknown path (404, no hint), and reads hostile bodies without recording anything', async () => {
