@@ -153,21 +153,59 @@ export async function sweepRailDay(context: BankContext, day: string, onError?: 
   return { outcome: 'swept', day, tally };
 }
 
-/** The time of day the previous day is swept, in SERVICE_TIMEZONE (§14.3). */
+/** The time of day from which the previous day is swept, in SERVICE_TIMEZONE (§14.3): its list is complete by then. */
 export const SWEEP_TIME = '00:30';
 
-/** The daily sweep's run: from 00:30 SERVICE_TIMEZONE, the previous day, once (a run that got no answer is repeated). */
-export async function sweepPreviousDayWhenDue(context: BankContext, onError?: OnPaymentError): Promise<SweepOutcome | null> {
-  const wallClock = formatWallClock(context.clock.now(), context.config.serviceTimeZone); // yyyy-MM-dd HH:mm:ss
-  if (wallClock.slice(11, 16) < SWEEP_TIME) return null;
-  const day = previousDay(wallClock.slice(0, 10));
-  if (await store.isDaySwept(context.db, context.rail, day)) return null;
-  return sweepRailDay(context, day, onError);
+/**
+ * How many days back the daily sweep looks for a day not swept yet. A week covers a service down across
+ * several 00:30s (a long weekend, a failed deploy) and the days of a bank that refused for a while, and
+ * keeps a run's reads of the bank bounded; a day older than that is swept by hand (`mps rails sweep --date`).
+ */
+export const SWEEP_WINDOW_DAYS = 7;
+
+/**
+ * The daily sweep's run: each day of the last SWEEP_WINDOW_DAYS not swept yet, oldest first — yesterday
+ * from 00:30 SERVICE_TIMEZONE, the older days at once. A day is swept once (`bank_sweeps`); a day the bank
+ * refused or did not answer, or with a payment that could not be recorded, is read again at a later run.
+ */
+export async function sweepDueDays(context: BankContext, onError?: OnPaymentError): Promise<SweepOutcome[]> {
+  const days = sweepWindow(formatWallClock(context.clock.now(), context.config.serviceTimeZone));
+  const swept = await store.sweptDays(context.db, context.rail, days[0]!, days.at(-1)!);
+  const unswept = days.filter((day) => !swept.has(day));
+  if (unswept.length === 0) return [];
+  const firstDay = await firstDayOfRail(context);
+  const outcomes: SweepOutcome[] = [];
+  for (const day of unswept) {
+    if (firstDay === null || day < firstDay) continue;
+    outcomes.push(await sweepRailDay(context, day, onError));
+  }
+  return outcomes;
 }
 
-export function previousDay(day: string): string {
+/**
+ * The days the sweep may read at `wallClock` (yyyy-MM-dd HH:mm:ss in SERVICE_TIMEZONE), oldest first: the
+ * SWEEP_WINDOW_DAYS before today, yesterday only from SWEEP_TIME.
+ */
+export function sweepWindow(wallClock: string): string[] {
+  const today = wallClock.slice(0, 10);
+  const days = Array.from({ length: SWEEP_WINDOW_DAYS }, (_, index) => addDays(today, index - SWEEP_WINDOW_DAYS));
+  return wallClock.slice(11, 16) < SWEEP_TIME ? days.slice(0, -1) : days;
+}
+
+/**
+ * The day (SERVICE_TIMEZONE) of the rail's first bank QR, or null before it issued any: no payment to a QR
+ * of ours can be listed earlier, and a day before it (when another rail, or nothing, was in use) would only
+ * fill the unmatched credits with payments to QRs the service never issued.
+ */
+async function firstDayOfRail(context: BankContext): Promise<string | null> {
+  const first = await qrs.firstRailQrCreatedAt(context.db, context.rail);
+  return first && formatWallClock(first, context.config.serviceTimeZone).slice(0, 10);
+}
+
+/** The day `count` days after `day` (yyyy-MM-dd; count may be negative). */
+export function addDays(day: string, count: number): string {
   const [year, month, date] = day.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, date - 1)).toISOString().slice(0, 10);
+  return new Date(Date.UTC(year, month - 1, date + count)).toISOString().slice(0, 10);
 }
 
 function noticeOf(context: BankContext, qrId: string, payment: RailPayment) {

@@ -23,9 +23,14 @@ export async function keepUnmatchedCredit(db: Queryable, credit: UnmatchedCredit
   return rowCount > 0;
 }
 
-export async function isDaySwept(db: Queryable, rail: RailName, day: string): Promise<boolean> {
-  const { rows } = await db.query('select 1 from bank_sweeps where rail = $1::text and business_date = $2::date', [rail, day]);
-  return rows.length > 0;
+/** The days from `from` to `to` (yyyy-MM-dd, both included) already swept. */
+export async function sweptDays(db: Queryable, rail: RailName, from: string, to: string): Promise<Set<string>> {
+  const { rows } = await db.query<{ day: string }>(
+    `select to_char(business_date, 'YYYY-MM-DD') as day from bank_sweeps
+      where rail = $1::text and business_date between $2::date and $3::date`,
+    [rail, from, to],
+  );
+  return new Set(rows.map((row) => row.day));
 }
 
 export async function markDaySwept(db: Queryable, rail: RailName, day: string, now: Date): Promise<void> {

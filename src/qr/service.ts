@@ -531,6 +531,11 @@ export async function isRailPaymentRecorded(db: Queryable, rail: RailName, railR
   return store.isRailPaymentRecorded(db, rail, railReference);
 }
 
+/** When the rail issued its first bank QR, or null before it issued any (where the daily sweep starts). */
+export async function firstRailQrCreatedAt(db: Queryable, rail: RailName): Promise<Date | null> {
+  return store.firstRailQrCreatedAt(db, rail);
+}
+
 export type { RailQrToPoll } from './store.ts';
 export { RailPaymentRecordedError } from './store.ts';
 

@@ -452,6 +452,18 @@ export async function isRailPaymentRecorded(tx: Queryable, rail: RailName, railR
   return rows.length > 0;
 }
 
+/**
+ * The creation time of the rail's oldest bank QR, or null. No index serves it (each bank QR is read): the
+ * daily sweep asks only when a day of its window is not swept yet.
+ */
+export async function firstRailQrCreatedAt(tx: Queryable, rail: RailName): Promise<Date | null> {
+  const { rows } = await tx.query<{ first: Date | null }>(
+    'select min(created_at) as first from simple_qrs where rail = $1::text and rail_reference is not null',
+    [rail],
+  );
+  return rows[0]?.first ?? null;
+}
+
 /** A bank QR leased for a status read. */
 export interface RailQrToPoll {
   id: string;

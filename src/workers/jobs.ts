@@ -2,7 +2,7 @@
 import type { Registry } from 'prom-client';
 import { sandboxHelpersOf, type AppContext } from '../context.ts';
 import { bankPayOutOf, payOutPendingTransfers } from '../bank/pay-out.ts';
-import { bankContextOf, pollRailQrs, sweepPreviousDayWhenDue } from '../bank/service.ts';
+import { bankContextOf, pollRailQrs, sweepDueDays } from '../bank/service.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
 import { sweepExpiredIntents } from '../onboarding/service.ts';
 import { sweepExpiredQrs } from '../qr/service.ts';
@@ -107,7 +107,7 @@ export function backgroundJobs(context: AppContext, options: BackgroundJobOption
       name: 'bank-daily-sweep',
       intervalMs: 60_000,
       runOnce: async () => {
-        await sweepPreviousDayWhenDue(bank, (error) => onError(error, 'bank-daily-sweep'));
+        await sweepDueDays(bank, (error) => onError(error, 'bank-daily-sweep'));
         return false;
       },
     });

@@ -23,6 +23,8 @@ export interface BankedApp {
   bank: BanecoSimulator;
   /** Every log line the app wrote. */
   logLines: string[];
+  /** Every line the bank simulator logged: one per call it received (and per callback try). */
+  bankLog: string[];
   close(): Promise<void>;
 }
 
@@ -36,7 +38,9 @@ async function freePort(): Promise<number> {
 
 export async function startBankedApp(kind: DatabaseKind, overrides: Partial<BanecoConfig> = {}, simulatorKnobs: Record<string, unknown> = {}): Promise<BankedApp> {
   const port = await freePort();
+  const bankLog: string[] = [];
   const bank = await startBanecoSimulator({
+    log: (line) => bankLog.push(line),
     userName: 'mps', password: PASSWORD, aesKey: AES_KEY, account: ACCOUNT,
     callbackBase: `http://127.0.0.1:${port}/rails/baneco/${CALLBACK_SECRET}/`,
     knobs: { batchDecisionDelayMs: 30, ...simulatorKnobs, callbacks: { retryBaseMs: 50, timeoutMs: 3_000 } },
@@ -58,12 +62,17 @@ export async function startBankedApp(kind: DatabaseKind, overrides: Partial<Bane
   // The fixture routes fund balances for the pay-out tests (test/transfers/helpers.ts).
   const t = await startTestApp({ kind, port, baneco, logger, clock: new TestClock(new Date().toISOString()), plugins: [fixtureRoutes] });
   return {
-    t, bank, logLines,
+    t, bank, logLines, bankLog,
     async close() {
       await t.close();
       await bank.stop();
     },
   };
+}
+
+/** The days (yyyyMMdd) whose paidQR the bank was asked for, in the order it was asked. */
+export function paidQrCalls(bankLog: readonly string[]): string[] {
+  return bankLog.flatMap((line) => /^GET api\/qrsimple\/v2\/paidQR\/(\d{8}) /.exec(line)?.[1] ?? []);
 }
 
 /** Runs one of the app's background jobs once, as the worker would. */

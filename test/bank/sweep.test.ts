@@ -1,9 +1,14 @@
 // The daily sweep of the bank's paid list (docs/rails.md, "Pay-in through a bank") against the bank
-// simulator: one payment that cannot be recorded leaves its day unswept without holding back the others.
+// simulator: one payment that cannot be recorded leaves its day unswept without holding back the others,
+// and the job sweeps every day of its window not swept yet, oldest first, from the rail's first QR on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bankContextOf, RailPaymentNotRecordedError, sweepRailDay } from '../../src/bank/service.ts';
+import { addDays, bankContextOf, RailPaymentNotRecordedError, sweepRailDay } from '../../src/bank/service.ts';
 import { databaseKinds } from '../helpers/databases.ts';
-import { refusePaymentInDatabase, startBankedApp, type BankedApp } from './helpers.ts';
+import { paidQrCalls, refusePaymentInDatabase, runJob, startBankedApp, type BankedApp } from './helpers.ts';
+
+/** The instant of a wall-clock time in La Paz (UTC−4 all year: SERVICE_TIMEZONE's default, and the simulator's). */
+const laPaz = (day: string, time: string) => `${day}T${time}:00-04:00`;
+const compact = (day: string) => day.replaceAll('-', '');
 
 describe.each(databaseKinds())('the bank\'s daily sweep on %s', (kind) => {
   let s: BankedApp;
@@ -21,14 +26,49 @@ describe.each(databaseKinds())('the bank\'s daily sweep on %s', (kind) => {
   })).body as { id: string; rail_reference: string };
   const recorded = async (railReference: string) => (await s.t.db.query(
     'select 1 from qr_payments where rail = $1::text and rail_reference = $2::text', ['baneco', railReference])).rows.length === 1;
-  const isSwept = async (day: string) => (await s.t.db.query('select 1 from bank_sweeps where business_date = $1::date', [day])).rows.length === 1;
+  const sweptDays = async () => (await s.t.db.query<{ day: string }>(
+    `select to_char(business_date, 'YYYY-MM-DD') as day from bank_sweeps order by business_date`)).rows.map((row) => row.day);
+  const unmatched = async () => (await s.t.db.query<{ rail_reference: string }>('select rail_reference from bank_unmatched_credits')).rows.map((row) => row.rail_reference);
+  /** Runs the daily sweep job once; answers the days whose paidQR the bank was asked for meanwhile. */
+  const runSweep = async () => {
+    const before = s.bankLog.length;
+    await runJob(s.t, 'bank-daily-sweep');
+    return paidQrCalls(s.bankLog.slice(before));
+  };
+
+  // First, on a database where the rail issued no QR yet.
+  it('sweeps every day of the last 7 not swept yet, oldest first, from the day of the rail\'s first QR, yesterday from 00:30', async () => {
+    const today = s.bank.state().today as string;
+    const realNow = s.t.clock.now().toISOString();
+    s.t.clock.set(laPaz(addDays(today, 2), '01:00'));
+    expect(await runSweep()).toEqual([]); // no bank QR yet: no day to sweep
+
+    s.t.clock.set(realNow);
+    await create(3); // the rail's first QR: today
+    s.bank.setKnobs({ callbacks: { dropNext: 4 } });
+    const paid = [-1, 0, 1, 2].map((offset) => s.bank.pay('90000000000000000001', { amount: 1, paidAt: laPaz(addDays(today, offset), '12:00') }).transactionId as string);
+
+    s.t.clock.set(laPaz(addDays(today, 3), '01:00')); // the service was down over three 00:30s
+    expect(await runSweep()).toEqual([0, 1, 2].map((offset) => compact(addDays(today, offset))));
+    expect(await sweptDays()).toEqual([0, 1, 2].map((offset) => addDays(today, offset)));
+    expect((await unmatched()).sort()).toEqual(paid.slice(1).sort()); // not the payment of the day before the first QR
+
+    s.t.clock.set(laPaz(addDays(today, 12), '00:10')); // down for nine more days
+    expect(await runSweep()).toEqual([5, 6, 7, 8, 9, 10].map((offset) => compact(addDays(today, offset))));
+    s.t.clock.set(laPaz(addDays(today, 12), '00:30'));
+    expect(await runSweep()).toEqual([compact(addDays(today, 11))]);
+    expect(await runSweep()).toEqual([]);
+    expect(await sweptDays()).not.toContain(addDays(today, 3)); // out of the window by then: `mps rails sweep --date`
+    s.t.clock.set(realNow);
+  });
 
   it('records the rest of a day when one payment cannot be recorded, and leaves the day unswept until it is', async () => {
     const [a, b] = [await create(21), await create(22)];
+    // Paid on a day the test above left unswept (out of the window when it ran).
+    const day = addDays(s.bank.state().today as string, 3);
     s.bank.setKnobs({ callbacks: { dropNext: 2 } });
-    const poisoned = s.bank.pay(a.rail_reference).transactionId as string;
-    const fine = s.bank.pay(b.rail_reference).transactionId as string;
-    const day = s.bank.state().today as string;
+    const poisoned = s.bank.pay(a.rail_reference, { paidAt: laPaz(day, '12:00') }).transactionId as string;
+    const fine = s.bank.pay(b.rail_reference, { paidAt: laPaz(day, '12:00') }).transactionId as string;
     const bank = bankContextOf(s.t.context)!;
     const errors: unknown[] = [];
     const allowAgain = await refusePaymentInDatabase(s.t, poisoned);
@@ -41,11 +81,11 @@ describe.each(databaseKinds())('the bank\'s daily sweep on %s', (kind) => {
     expect(first).toEqual({ outcome: 'incomplete', day, tally: { recorded: 1, known: 0, unmatched: 0, failed: 1 } });
     expect(errors).toEqual([expect.any(RailPaymentNotRecordedError)]);
     expect([await recorded(poisoned), await recorded(fine)]).toEqual([false, true]);
-    expect(await isSwept(day)).toBe(false);
+    expect(await sweptDays()).not.toContain(day);
 
     const second = await sweepRailDay(bank, day);
     expect(second).toEqual({ outcome: 'swept', day, tally: { recorded: 1, known: 1, unmatched: 0, failed: 0 } });
     expect(await recorded(poisoned)).toBe(true);
-    expect(await isSwept(day)).toBe(true);
+    expect(await sweptDays()).toContain(day);
   });
 });
