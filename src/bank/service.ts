@@ -166,20 +166,66 @@ export const SWEEP_WINDOW_DAYS = 7;
 /**
  * The daily sweep's run: each day of the last SWEEP_WINDOW_DAYS not swept yet, oldest first — yesterday
  * from 00:30 SERVICE_TIMEZONE, the older days at once. A day is swept once (`bank_sweeps`); a day the bank
- * refused or did not answer, or with a payment that could not be recorded, is read again at a later run.
+ * refused or did not answer, or with a payment that could not be recorded, is read again after its wait
+ * (`state`). No answer ends the run: the bank is likely down, and each further day would wait BANECO_TIMEOUT.
  */
-export async function sweepDueDays(context: BankContext, onError?: OnPaymentError): Promise<SweepOutcome[]> {
-  const days = sweepWindow(formatWallClock(context.clock.now(), context.config.serviceTimeZone));
+export async function sweepDueDays(context: BankContext, state: DailySweepState, onError?: OnPaymentError): Promise<SweepOutcome[]> {
+  const now = context.clock.now();
+  const days = sweepWindow(formatWallClock(now, context.config.serviceTimeZone));
+  state.keepOnly(days);
   const swept = await store.sweptDays(context.db, context.rail, days[0]!, days.at(-1)!);
-  const unswept = days.filter((day) => !swept.has(day));
-  if (unswept.length === 0) return [];
-  const firstDay = await firstDayOfRail(context);
+  const due = days.filter((day) => !swept.has(day) && !state.isWaiting(day, now));
+  if (due.length === 0) return [];
+  // Once there is a bank QR its day never changes (QRs are never deleted): asked until then only.
+  state.firstDay ??= await firstDayOfRail(context);
   const outcomes: SweepOutcome[] = [];
-  for (const day of unswept) {
-    if (firstDay === null || day < firstDay) continue;
-    outcomes.push(await sweepRailDay(context, day, onError));
+  for (const day of due) {
+    if (state.firstDay === null || day < state.firstDay) continue;
+    const outcome = await sweepRailDay(context, day, onError);
+    state.record(outcome, context.clock.now());
+    outcomes.push(outcome);
+    if (outcome.outcome === 'unknown') break;
   }
   return outcomes;
+}
+
+/** The first wait before a day the sweep could not complete is read again; each further failure doubles it. */
+const SWEEP_RETRY_FIRST_MS = 60_000;
+/** The longest wait: a day the bank keeps refusing is still asked for every hour. */
+const SWEEP_RETRY_MAX_MS = 60 * 60_000;
+
+/**
+ * What the daily sweep keeps from one run to the next, in the memory of its process: when each day it
+ * could not complete may be read again (1 min, doubling to 1 h), and the day of the rail's first bank QR
+ * once there is one. Memory is enough: a restart only reads a waiting day once more at once, and worker
+ * processes that back off each on their own cost the bank one call per process per wait — not worth a table.
+ * A day waits after any outcome but swept: refused (asking every minute changes nothing), unknown (the bank
+ * is down or slow), and incomplete (a payment the database refuses again and again would otherwise have the
+ * whole day's list read every minute).
+ */
+export class DailySweepState {
+  readonly #waits = new Map<string, { failures: number; until: number }>();
+  /** The day (SERVICE_TIMEZONE) of the rail's first bank QR; null until there is one. */
+  firstDay: string | null = null;
+
+  isWaiting(day: string, now: Date): boolean {
+    return (this.#waits.get(day)?.until ?? 0) > now.getTime();
+  }
+
+  record(outcome: SweepOutcome, now: Date): void {
+    if (outcome.outcome === 'swept') {
+      this.#waits.delete(outcome.day);
+      return;
+    }
+    const failures = (this.#waits.get(outcome.day)?.failures ?? 0) + 1;
+    const wait = Math.min(SWEEP_RETRY_MAX_MS, SWEEP_RETRY_FIRST_MS * 2 ** (failures - 1));
+    this.#waits.set(outcome.day, { failures, until: now.getTime() + wait });
+  }
+
+  /** Forgets the days that left the window (swept by hand from then on). */
+  keepOnly(days: readonly string[]): void {
+    for (const day of this.#waits.keys()) if (!days.includes(day)) this.#waits.delete(day);
+  }
 }
 
 /**

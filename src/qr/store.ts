@@ -454,7 +454,7 @@ export async function isRailPaymentRecorded(tx: Queryable, rail: RailName, railR
 
 /**
  * The creation time of the rail's oldest bank QR, or null. No index serves it (each bank QR is read): the
- * daily sweep asks only when a day of its window is not swept yet.
+ * daily sweep asks only when a day of its window is not swept yet, and keeps the answer once there is one.
  */
 export async function firstRailQrCreatedAt(tx: Queryable, rail: RailName): Promise<Date | null> {
   const { rows } = await tx.query<{ first: Date | null }>(

@@ -2,7 +2,7 @@
 import type { Registry } from 'prom-client';
 import { sandboxHelpersOf, type AppContext } from '../context.ts';
 import { bankPayOutOf, payOutPendingTransfers } from '../bank/pay-out.ts';
-import { bankContextOf, pollRailQrs, sweepDueDays } from '../bank/service.ts';
+import { bankContextOf, DailySweepState, pollRailQrs, sweepDueDays } from '../bank/service.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
 import { sweepExpiredIntents } from '../onboarding/service.ts';
 import { sweepExpiredQrs } from '../qr/service.ts';
@@ -103,11 +103,13 @@ export function backgroundJobs(context: AppContext, options: BackgroundJobOption
       intervalMs: Math.max(100, Math.floor(bank.payIn.pollIntervalMs / 4)),
       runOnce: () => pollRailQrs(bank, (error) => onError(error, 'bank-qr-poll')),
     });
+    // One per process, as the jobs are built: each day's wait after a refusal lasts from run to run.
+    const sweepState = new DailySweepState();
     jobs.push({
       name: 'bank-daily-sweep',
       intervalMs: 60_000,
       runOnce: async () => {
-        await sweepDueDays(bank, (error) => onError(error, 'bank-daily-sweep'));
+        await sweepDueDays(bank, sweepState, (error) => onError(error, 'bank-daily-sweep'));
         return false;
       },
     });

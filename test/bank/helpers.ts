@@ -75,9 +75,17 @@ export function paidQrCalls(bankLog: readonly string[]): string[] {
   return bankLog.flatMap((line) => /^GET api\/qrsimple\/v2\/paidQR\/(\d{8}) /.exec(line)?.[1] ?? []);
 }
 
+/** The app's jobs, built once per app as the worker builds them once per process (what they keep in memory lasts). */
+const jobsOfApp = new WeakMap<TestApp, ReturnType<typeof backgroundJobs>>();
+
 /** Runs one of the app's background jobs once, as the worker would. */
 export async function runJob(t: TestApp, name: string): Promise<boolean> {
-  const job = backgroundJobs(t.context).find((candidate) => candidate.name === name);
+  let jobs = jobsOfApp.get(t);
+  if (!jobs) {
+    jobs = backgroundJobs(t.context);
+    jobsOfApp.set(t, jobs);
+  }
+  const job = jobs.find((candidate) => candidate.name === name);
   if (!job) throw new Error(`no job ${name}`);
   return job.runOnce();
 }

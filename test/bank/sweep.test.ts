@@ -1,6 +1,7 @@
 // The daily sweep of the bank's paid list (docs/rails.md, "Pay-in through a bank") against the bank
 // simulator: one payment that cannot be recorded leaves its day unswept without holding back the others,
-// and the job sweeps every day of its window not swept yet, oldest first, from the rail's first QR on.
+// the job sweeps every day of its window not swept yet, oldest first, from the rail's first QR on, and a
+// day the bank refuses or does not answer waits before it is asked again (1 min, doubling to 1 h).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, bankContextOf, RailPaymentNotRecordedError, sweepRailDay } from '../../src/bank/service.ts';
 import { databaseKinds } from '../helpers/databases.ts';
@@ -87,5 +88,31 @@ describe.each(databaseKinds())('the bank\'s daily sweep on %s', (kind) => {
     expect(second).toEqual({ outcome: 'swept', day, tally: { recorded: 1, known: 1, unmatched: 0, failed: 0 } });
     expect(await recorded(poisoned)).toBe(true);
     expect(await sweptDays()).toContain(day);
+  });
+
+  it('asks again for a day the bank refused or did not answer only after a wait: 1 min, doubling to 1 h', async () => {
+    const today = s.bank.state().today as string;
+    const day = addDays(today, 12); // the one day of the window the tests above left unswept
+    s.t.clock.set(laPaz(addDays(today, 13), '00:30'));
+    s.bank.setKnobs({ faults: { paidQR: { kind: 'refuse', times: 'always', message: 'Servicio en mantenimiento' } } });
+    try {
+      expect(await runSweep()).toEqual([compact(day)]);
+      expect(await runSweep()).toEqual([]); // refused: not asked again at the next run
+      const minute = 60_000;
+      for (const [index, wait] of [1, 2, 4, 8, 16, 32, 60, 60].entries()) {
+        if (index === 2) s.bank.setKnobs({ faults: { paidQR: { kind: 'http500', times: 'always' } } }); // no answer waits too
+        s.t.clock.advance(wait * minute - 1_000);
+        expect(await runSweep(), `${wait} min`).toEqual([]);
+        s.t.clock.advance(1_000);
+        expect(await runSweep(), `${wait} min`).toEqual([compact(day)]);
+      }
+      s.bank.setKnobs({ faults: { paidQR: null } });
+      s.t.clock.advance(60 * minute);
+      expect(await runSweep()).toEqual([compact(day)]);
+      expect(await sweptDays()).toContain(day);
+      expect(await runSweep()).toEqual([]);
+    } finally {
+      s.bank.setKnobs({ faults: { paidQR: null } });
+    }
   });
 });
