@@ -235,6 +235,32 @@ async function createBankQr(
     const stored = await storedOutcome(db, idempotency, fingerprinted);
     if (stored) return stored;
   }
+  const issued = await issueAtBank(config, payIn, businessCode, checked, null, now);
+  const create = async (tx: Queryable) => ({ statusCode: 201, body: toQrView(config, await insertPreparedQr(tx, issued, now), now) });
+  const result = await storingBankQr(db, config, issued, now, () =>
+    idempotency === null ? create(db).then((answer) => ({ ...answer, replayed: false })) : runIdempotent(db, idempotency, fingerprinted, now, create));
+  // A concurrent request with the same key won: its QR is the answer, and the one issued here an orphan.
+  if (result.replayed) await requestRailCancel(db, config.rail.kind, issued.railReference, now).catch(() => undefined);
+  return result;
+}
+
+/** A QR the bank has issued, as it will be stored: the bank's image and id, our own fields. */
+type BankIssuedQr = store.NewQr & { railReference: string };
+
+/**
+ * Step (2) of every bank QR, the API's and the internal purposes' alike: the bank issues the QR under a
+ * new id of ours. Called outside any transaction (the call may take seconds). A refusal throws 502
+ * RAIL_REFUSED, no answer 503 RAIL_UNAVAILABLE (the bank may have issued it: unknown, never failed); the
+ * caller has written nothing either way.
+ */
+async function issueAtBank(
+  config: Pick<Config, 'rail'>,
+  payIn: PayInRail,
+  businessCode: number,
+  checked: CheckedCreateQrInput,
+  purpose: string | null,
+  now: Date,
+): Promise<BankIssuedQr> {
   const qrId = randomUUID();
   const issued = await payIn.issueQr({
     qrId,
@@ -247,29 +273,29 @@ async function createBankQr(
   });
   if (issued.outcome === 'refused') throw railRefused(issued.message);
   if (issued.outcome === 'unknown') throw railUnavailable();
-  const railReference = issued.value.railReference;
-  const prepared: store.NewQr = {
-    ...newQrOf(businessCode, checked, null),
+  return {
+    ...newQrOf(businessCode, checked, purpose),
     id: qrId,
     qrPayload: decodeBankQrImage(issued.value.pngBase64),
     qrImage: bankImageDataUri(issued.value.pngBase64),
     rail: config.rail.kind,
-    railReference,
+    railReference: issued.value.railReference,
   };
-  const create = async (tx: Queryable) => ({ statusCode: 201, body: toQrView(config, await insertPreparedQr(tx, prepared, now), now) });
-  let result: IdempotentResult;
+}
+
+/**
+ * Step (3) of every bank QR: runs `write`, which stores `issued`. If it throws, the bank's QR is an orphan
+ * unless the write committed and only its answer was lost: it is handed to the cancel queue only when no
+ * QR of ours holds it (a lookup that fails too leaves it alone), best effort, and the error goes on.
+ */
+async function storingBankQr<T>(db: Queryable, config: Pick<Config, 'rail'>, issued: BankIssuedQr, now: Date, write: () => Promise<T>): Promise<T> {
   try {
-    result = idempotency === null ? { ...(await create(db)), replayed: false } : await runIdempotent(db, idempotency, fingerprinted, now, create);
+    return await write();
   } catch (error) {
-    // The bank's QR is an orphan unless the write committed and only its answer was lost: cancel it at the
-    // bank only when no QR of ours holds it (a lookup that fails too leaves it alone). Best effort.
-    const ours = await findQrById(db, qrId).catch(() => 'unknown' as const);
-    if (ours === undefined) await requestRailCancel(db, config.rail.kind, railReference, now).catch(() => undefined);
+    const ours = await findQrById(db, issued.id).catch(() => 'unknown' as const);
+    if (ours === undefined) await requestRailCancel(db, config.rail.kind, issued.railReference, now).catch(() => undefined);
     throw error;
   }
-  // A concurrent request with the same key won: its QR is the answer, and the one issued here an orphan.
-  if (result.replayed) await requestRailCancel(db, config.rail.kind, railReference, now).catch(() => undefined);
-  return result;
 }
 
 /**
@@ -287,6 +313,28 @@ export async function createQrWithPurpose(
   const checked = checkCreateInput(input, now, context.config.serviceTimeZone);
   const prepared = await prepareQr(tx, context, businessCode, checked, purpose, renderInline);
   return insertPreparedQr(tx, prepared, now);
+}
+
+/**
+ * `createQrWithPurpose` when a bank issues the QRs (§14.3); the caller must hold no transaction. The bank
+ * issues the QR first, outside any transaction (502 RAIL_REFUSED, 503 RAIL_UNAVAILABLE: nothing written),
+ * then the QR is inserted and `attach` runs with it in one transaction — where the caller ties the QR to
+ * what it pays for. `attach` throws to refuse it (another QR was attached first, or its owner closed): the
+ * transaction rolls back and the bank's QR goes to the cancel queue, as it does when the write fails.
+ */
+export async function createBankQrWithPurpose<T>(
+  context: Pick<AppContext, 'db' | 'config'>,
+  payIn: PayInRail,
+  businessCode: number,
+  input: CreateQrInput,
+  purpose: string,
+  now: Date,
+  attach: (tx: Transaction, created: QrWithLastPayment) => Promise<T>,
+): Promise<T> {
+  const { db, config } = context;
+  const checked = checkCreateInput(input, now, config.serviceTimeZone, { bankIssues: true });
+  const issued = await issueAtBank(config, payIn, businessCode, checked, purpose, now);
+  return storingBankQr(db, config, issued, now, () => db.transaction(async (tx) => attach(tx, await insertPreparedQr(tx, issued, now))));
 }
 
 // ---------------------------------------------------------------------------------------------------
