@@ -9,11 +9,12 @@ import * as events from '../events/service.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../kernel/errors.ts';
 import { runIdempotent, type IdempotencyScope, type IdempotentResult } from '../idempotency/service.ts';
 import { randomBase62 } from '../ids.ts';
-import type { SandboxPayer } from '../rails/pay-in.ts';
+import type { PayInRail, SandboxPayer } from '../rails/pay-in.ts';
 import * as merchants from '../merchants/service.ts';
 import type { PurposePayment } from '../qr/purposes.ts';
 import * as qrs from '../qr/service.ts';
 import type { CreateIntentBody } from './schemas.ts';
+import { effectiveStatus } from './state.ts';
 import * as store from './store.ts';
 import { toIntentView } from './views.ts';
 import type { IntentRow, Metadata, Registration } from './store.ts';
@@ -159,49 +160,142 @@ export function browserBindingHash(flowSecret: string): string {
   return createHash('sha256').update(`onboarding-flow\n${flowSecret}`).digest('hex');
 }
 
-export type SubmitOutcome =
+/** The payment step of a submitted intent: its activation QR, or why it has none. */
+export type PaymentStep =
   | { kind: 'awaiting_payment'; intent: IntentRow }
-  | { kind: 'completed'; intent: IntentRow }
+  /**
+   * A bank's rail refused the activation QR or did not answer: the registration is kept, the intent has no
+   * activation QR yet, and opening the payment step again issues it (preparePaymentStep).
+   */
+  | { kind: 'payment_unprepared'; intent: IntentRow }
   /** The form was submitted already (a double submit) or the intent closed meanwhile. */
   | { kind: 'not_open'; intent: IntentRow };
+
+export type SubmitOutcome = PaymentStep | { kind: 'completed'; intent: IntentRow };
 
 /**
  * Stores the registration (once: a guarded update) and then either creates the activation-fee QR, or —
  * with a fee of 0 — creates the merchant and completes the intent in the same transaction. The intent is
  * bound to `flowSecret`, a secret the caller issues for this post (never one a browser brought: a cookie
- * planted before the form would otherwise be the one the done page gives the key to).
+ * planted before the form would otherwise be the one the done page gives the key to). On the sandbox the
+ * service draws the QR itself, in the registration's transaction; a bank's QR comes after it (submitOnBankRail).
  */
 export async function submitRegistration(
-  context: Pick<AppContext, 'db' | 'config' | 'merchantDisplays'>,
+  context: Pick<AppContext, 'db' | 'config' | 'merchantDisplays' | 'rail'>,
   token: string,
   registration: Registration,
   flowSecret: string,
   now: Date,
 ): Promise<SubmitOutcome> {
   const { db, config } = context;
+  const payIn = context.rail?.payIn ?? null;
+  if (payIn !== null) return submitOnBankRail(context, payIn, token, registration, flowSecret, now);
   return db.transaction(async (tx): Promise<SubmitOutcome> => {
-    const submitted = await store.submitRegistration(tx, tokenHashOf(token), registration, browserBindingHash(flowSecret), now);
-    if (!submitted) {
-      const current = await store.findIntentByTokenHash(tx, tokenHashOf(token));
-      if (!current) throw notFound('onboarding intent');
-      return { kind: 'not_open', intent: current };
-    }
-    if (config.onboardingActivationFeeCentavos === 0) {
-      return { kind: 'completed', intent: await completeWithMerchant(tx, submitted, now) };
-    }
-    // QR expirations reach at most 365 days ahead (docs/api-reference.md#create-a-qr); an intent TTL beyond that is cut there.
-    const minutesLeft = Math.min(365 * 24 * 60, Math.max(1, Math.ceil((submitted.expires_at.getTime() - now.getTime()) / 60_000)));
-    const { qr } = await qrs.createQrWithPurpose(tx, context, PLATFORM_BUSINESS_CODE, {
-      amountCentavos: config.onboardingActivationFeeCentavos,
-      modifyAmount: false,
-      isMultiUse: false,
-      description: `Activation fee — ${registration.tradeName}`.slice(0, 140),
-      // the QR lapses with the intent (rounded up to the minute); the purpose handler refuses a late payment anyway
-      qrExpiration: `+${minutesLeft}m`,
-    }, ACTIVATION_PURPOSE, now);
+    const stored = await storeRegistration(tx, config, token, registration, flowSecret, now);
+    if (stored.kind !== 'stored') return stored;
+    const submitted = stored.intent;
+    const { qr } = await qrs.createQrWithPurpose(tx, context, PLATFORM_BUSINESS_CODE, activationQrInput(submitted, config, now), ACTIVATION_PURPOSE, now);
     await store.setActivationQr(tx, submitted.code, qr.id);
     return { kind: 'awaiting_payment', intent: { ...submitted, activation_qr_id: qr.id } };
   });
+}
+
+/**
+ * The registration's guarded update, inside `tx`; with a fee of 0 the merchant too. `stored`: the intent
+ * now awaits its activation QR.
+ */
+async function storeRegistration(
+  tx: Transaction,
+  config: Pick<Config, 'onboardingActivationFeeCentavos'>,
+  token: string,
+  registration: Registration,
+  flowSecret: string,
+  now: Date,
+): Promise<SubmitOutcome | { kind: 'stored'; intent: IntentRow }> {
+  const submitted = await store.submitRegistration(tx, tokenHashOf(token), registration, browserBindingHash(flowSecret), now);
+  if (!submitted) {
+    const current = await store.findIntentByTokenHash(tx, tokenHashOf(token));
+    if (!current) throw notFound('onboarding intent');
+    return { kind: 'not_open', intent: current };
+  }
+  if (config.onboardingActivationFeeCentavos === 0) {
+    return { kind: 'completed', intent: await completeWithMerchant(tx, submitted, now) };
+  }
+  return { kind: 'stored', intent: submitted };
+}
+
+/** The activation-fee QR of a submitted intent: the fee, single use, lapsing with the intent. */
+function activationQrInput(intent: IntentRow, config: Pick<Config, 'onboardingActivationFeeCentavos'>, now: Date): qrs.CreateQrInput {
+  // QR expirations reach at most 365 days ahead (docs/api-reference.md#create-a-qr); an intent TTL beyond that is cut there.
+  const minutesLeft = Math.min(365 * 24 * 60, Math.max(1, Math.ceil((intent.expires_at.getTime() - now.getTime()) / 60_000)));
+  return {
+    amountCentavos: config.onboardingActivationFeeCentavos,
+    modifyAmount: false,
+    isMultiUse: false,
+    description: `Activation fee — ${intent.trade_name ?? ''}`.slice(0, 140),
+    // the QR lapses with the intent (rounded up to the minute); the purpose handler refuses a late payment anyway
+    qrExpiration: `+${minutesLeft}m`,
+  };
+}
+
+/**
+ * The submission on a bank's rail, whose call never runs inside a transaction (it may take seconds):
+ * (1) the registration is stored in its own transaction, guarded as on the sandbox; (2) the bank issues the
+ * activation QR, outside any transaction, and (3) it is stored and attached in another (issueActivationQr).
+ * A bank that refuses or does not answer loses nothing: the intent stays submitted without a QR.
+ */
+async function submitOnBankRail(
+  context: Pick<AppContext, 'db' | 'config'>,
+  payIn: PayInRail,
+  token: string,
+  registration: Registration,
+  flowSecret: string,
+  now: Date,
+): Promise<SubmitOutcome> {
+  const stored = await context.db.transaction((tx) => storeRegistration(tx, context.config, token, registration, flowSecret, now));
+  if (stored.kind !== 'stored') return stored;
+  return issueActivationQr(context, payIn, stored.intent, now);
+}
+
+/**
+ * The payment step of a submitted intent that is open. On a bank's rail an intent left without its
+ * activation QR (the submission's bank call was refused or unanswered) gets it now: opening the payment
+ * step again is the retry. Otherwise nothing is called.
+ */
+export async function preparePaymentStep(context: Pick<AppContext, 'db' | 'config' | 'rail'>, intent: IntentRow, now: Date): Promise<PaymentStep> {
+  const payIn = context.rail?.payIn ?? null;
+  if (intent.activation_qr_id !== null || payIn === null) return { kind: 'awaiting_payment', intent };
+  return issueActivationQr(context, payIn, intent, now);
+}
+
+/** Thrown inside the activation QR's transaction when the intent took another QR first, or closed. */
+class ActivationQrNotAttached extends Error {}
+
+/**
+ * Steps (2) and (3) on a bank's rail: the bank issues the QR (outside any transaction), then the QR is
+ * inserted and attached to the intent in one transaction. The attach is guarded (an open intent without an
+ * activation QR): of two retries racing, one attaches its QR and the other's transaction rolls back, its
+ * bank QR handed to the cancel queue (qrs.createBankQrWithPurpose) — as is one whose write failed.
+ */
+async function issueActivationQr(context: Pick<AppContext, 'db' | 'config'>, payIn: PayInRail, intent: IntentRow, now: Date): Promise<PaymentStep> {
+  try {
+    const attached = await qrs.createBankQrWithPurpose(context, payIn, PLATFORM_BUSINESS_CODE, activationQrInput(intent, context.config, now),
+      ACTIVATION_PURPOSE, now, async (tx, { qr }) => {
+        const updated = await store.attachActivationQr(tx, intent.code, qr.id, now);
+        if (!updated) throw new ActivationQrNotAttached();
+        return updated;
+      });
+    return { kind: 'awaiting_payment', intent: attached };
+  } catch (error) {
+    if (error instanceof ApiError && (error.code === 'RAIL_REFUSED' || error.code === 'RAIL_UNAVAILABLE')) {
+      return { kind: 'payment_unprepared', intent };
+    }
+    if (!(error instanceof ActivationQrNotAttached)) throw error;
+  }
+  // Lost the race: the winner's QR is the one to pay, unless the intent closed meanwhile.
+  const current = (await store.findIntentByCode(context.db, intent.code))!;
+  const payable = effectiveStatus(current, now) === 'open' && current.activation_qr_id !== null;
+  return { kind: payable ? 'awaiting_payment' : 'not_open', intent: current };
 }
 
 /**

@@ -156,6 +156,28 @@ export async function setActivationQr(tx: Queryable, code: string, qrId: string)
   await tx.query('update onboarding_intents set activation_qr_id = $2::uuid where code = $1::text', [code, qrId]);
 }
 
+/**
+ * Sets the activation QR of a submitted intent that has none yet, while it is open at $now; undefined
+ * otherwise. On a bank's rail the QR is issued after the submission's transaction, and two retries of the
+ * payment step may race: the first to commit attaches its QR, the other finds one already there.
+ */
+export async function attachActivationQr(tx: Queryable, code: string, qrId: string, now: Date): Promise<IntentRow | undefined> {
+  const { rows } = await tx.query<StoredIntent>(
+    `update onboarding_intents set activation_qr_id = $2::uuid
+      where code = $1::text and activation_qr_id is null and submitted_at is not null
+        and status = 'open' and expires_at > $3::timestamptz
+      returning ${INTENT_COLUMNS}`,
+    [code, qrId, now],
+  );
+  return rows[0] && fromStored(rows[0]);
+}
+
+/** An intent by its code (a re-read after a guarded update found it changed). */
+export async function findIntentByCode(tx: Queryable, code: string): Promise<IntentRow | undefined> {
+  const { rows } = await tx.query<StoredIntent>(`select ${INTENT_COLUMNS} from onboarding_intents where code = $1::text`, [code]);
+  return rows[0] && fromStored(rows[0]);
+}
+
 /** open → completed with its merchant; undefined when the intent is no longer open at $now. */
 export async function completeIntent(tx: Queryable, code: string, businessCode: number, now: Date): Promise<IntentRow | undefined> {
   const { rows } = await tx.query<StoredIntent>(

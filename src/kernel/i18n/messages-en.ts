@@ -130,6 +130,8 @@ export const en = {
   'onboarding.payment.qr_alt': 'QR code to pay the activation fee of {fee}',
   'onboarding.payment.simulate_note': 'Sandbox mode: no real money moves. This button plays the payer\'s bank.',
   'onboarding.payment.not_accepted': 'The payment was not accepted. Please try again.',
+  'onboarding.payment.unprepared': 'We could not prepare the payment: the bank did not issue the QR code. Your registration is saved; please try again in a moment.',
+  'onboarding.payment.retry': 'Try again',
   'onboarding.summary.heading': 'Your registration',
   'onboarding.summary.payout_to': 'Payout to',
   'onboarding.summary.account': 'Account',

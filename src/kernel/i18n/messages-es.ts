@@ -130,6 +130,8 @@ export const es: Record<MessageKey, string> = {
   'onboarding.payment.qr_alt': 'Código QR para pagar la tarifa de activación de {fee}',
   'onboarding.payment.simulate_note': 'Modo de pruebas (sandbox): no se mueve dinero real. Este botón simula el banco de quien paga.',
   'onboarding.payment.not_accepted': 'El pago no fue aceptado. Inténtalo de nuevo.',
+  'onboarding.payment.unprepared': 'No pudimos preparar el pago: el banco no emitió el código QR. Tu registro está guardado; vuelve a intentarlo en un momento.',
+  'onboarding.payment.retry': 'Intentar de nuevo',
   'onboarding.summary.heading': 'Tu registro',
   'onboarding.summary.payout_to': 'Cuenta de abono',
   'onboarding.summary.account': 'Cuenta',

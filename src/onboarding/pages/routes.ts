@@ -103,15 +103,29 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
       errors, banks, feeCentavos: config.onboardingActivationFeeCentavos, now: clock.now(),
     }));
 
+  /** The payment step; `unprepared`: a bank's rail issued no activation QR yet, and the page offers to try again. */
   const showPayment = async (request: FastifyRequest, reply: FastifyReply, status: number, intent: onboarding.FlowIntent, secret: string,
-    error?: 'onboarding.payment.not_accepted') => {
+    { error, unprepared = false }: { error?: 'onboarding.payment.not_accepted'; unprepared?: boolean } = {}) => {
     const qr = await onboarding.findActivationQr(db, intent);
     const bankName = banks.find((bank) => bank.bankCode === intent.payout_bank_code)?.name ?? String(intent.payout_bank_code);
     return sendFlowPage(request, reply, status, intent, (locale, nonce) => renderPaymentPage({
       locale, nonce, intent, token: intent.token, csrf: csrfTokenOf(secret, intent.token), qrImage: qr?.qr.qr_image ?? null,
       feeCentavos: qr?.qr.amount_centavos ?? config.onboardingActivationFeeCentavos, bankName, sandbox, now: clock.now(),
-      error: error && locale.t(error),
+      error: error && locale.t(error), unprepared,
     }));
+  };
+
+  /**
+   * The payment step of a submitted intent. On a bank's rail, an intent still without its activation QR
+   * gets it now (the retry of a refused or unanswered bank call); 503 with the offer to try again when the
+   * bank refuses or does not answer again.
+   */
+  const showPaymentStep = async (request: FastifyRequest, reply: FastifyReply, intent: onboarding.FlowIntent, secret: string, now: Date) => {
+    const step = await onboarding.preparePaymentStep(context, intent, now);
+    // Closed while its QR was being issued (a cancel in another tab): the URL's own page says so.
+    if (step.kind === 'not_open') return redirect(request, reply, `/onboarding/${intent.token}`);
+    const unprepared = step.kind === 'payment_unprepared';
+    return showPayment(request, reply, unprepared ? 503 : 200, { ...step.intent, token: intent.token }, secret, { unprepared });
   };
 
   const hidden = { tags: ['hosted pages'], params: TokenParams, hide: true };
@@ -122,7 +136,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     if (!intent) return reply;
     const secret = ensureFlowSecret(request, reply, intent, now);
     if (intent.submitted_at === null) return showForm(request, reply, 200, intent, secret, emptyForm(), {});
-    return showPayment(request, reply, 200, intent, secret);
+    return showPaymentStep(request, reply, intent, secret, now);
   });
 
   app.post('/onboarding/:token', { schema: { ...hidden, summary: 'Hosted onboarding: submit the registration form' }, config: pageRoute }, async (request, reply) => {
@@ -143,6 +157,11 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     const bound = newFlowSecret();
     const outcome = await onboarding.submitRegistration(context, intent.token, checked.registration, bound, now);
     if (outcome.kind !== 'not_open') reply.header('set-cookie', flowCookieHeader(bound, intent.token, intent.expires_at, now, secureCookie));
+    // Stored, but the bank issued no activation QR: this answer is the payment step with the offer to try
+    // again, rather than a redirect whose page would call the bank again at once (twice the wait for nothing).
+    if (outcome.kind === 'payment_unprepared') {
+      return showPayment(request, reply, 503, { ...outcome.intent, token: intent.token }, bound, { unprepared: true });
+    }
     // A double submit lands here too: the loser follows the winner to the next step.
     const next = outcome.intent.status === 'completed' ? `/onboarding/${intent.token}/done` : `/onboarding/${intent.token}`;
     return redirect(request, reply, next);
@@ -208,7 +227,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
       const status = effectiveStatus(current, clock.now());
       if (status === 'completed') return redirect(request, reply, `/onboarding/${intent.token}/done`);
       if (status !== 'open') return gonePage(request, reply, status);
-      return showPayment(request, reply, 409, current, secret, 'onboarding.payment.not_accepted');
+      return showPayment(request, reply, 409, current, secret, { error: 'onboarding.payment.not_accepted' });
     }
     return redirect(request, reply, `/onboarding/${intent.token}/done`);
   });

@@ -155,10 +155,12 @@ export interface PaymentPageInput {
   sandbox: boolean;
   now: Date;
   error?: string;
+  /** A bank's rail issued no activation QR (refused, or no answer): say so and offer to try again. */
+  unprepared?: boolean;
 }
 
 export function renderPaymentPage(input: PaymentPageInput): string {
-  const { locale, nonce, intent, token, csrf, qrImage, feeCentavos, bankName, sandbox, now, error } = input;
+  const { locale, nonce, intent, token, csrf, qrImage, feeCentavos, bankName, sandbox, now, error, unprepared = false } = input;
   const fee = locale.money(feeCentavos);
   const body = `<section class="card" aria-labelledby="pay-heading">
   ${steps(locale, 2, true)}
@@ -175,7 +177,7 @@ export function renderPaymentPage(input: PaymentPageInput): string {
 <section class="card" id="pay-section" aria-labelledby="scan-heading">
   <h2 id="scan-heading">${locale.html('pay.scan.heading')}</h2>
   ${qrImage ? `<img class="qr" src="${escapeHtml(qrImage)}" width="280" height="280" alt="${escapeHtml(locale.t('onboarding.payment.qr_alt', { fee }))}">` : ''}
-  <p class="muted">${locale.html('onboarding.payment.help')}</p>
+  ${unprepared ? unpreparedNotice(locale, token) : `<p class="muted">${locale.html('onboarding.payment.help')}</p>`}
 </section>
 ${sandbox ? `<section class="card sandbox" id="simulate" aria-labelledby="simulate-heading">
   <h2 id="simulate-heading">${locale.html('pay.simulate.heading')}</h2>
@@ -199,6 +201,12 @@ ${sandbox ? `<section class="card sandbox" id="simulate" aria-labelledby="simula
   ${cancelForm(locale, token, csrf)}
 </section>`;
   return shell({ locale, nonce, title: locale.t('onboarding.payment.title'), body, script: pollScript(locale, token, intent.expires_at, now) });
+}
+
+/** No activation QR yet: the bank refused it or did not answer. Reloading the step (the link) issues it. */
+function unpreparedNotice(locale: Locale, token: string): string {
+  return `<p class="error" role="alert" id="payment-unprepared">${locale.html('onboarding.payment.unprepared')}</p>
+  <a class="button-link" id="retry-link" href="${escapeHtml(locale.href(`/onboarding/${token}`))}">${locale.html('onboarding.payment.retry')}</a>`;
 }
 
 /**
