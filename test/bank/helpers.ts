@@ -1,10 +1,13 @@
 // A service on the Banco Económico rail against the bank simulator (simulators/baneco/, a black box through
 // its options and control API): the app's port is taken first, so the simulator's callbacks reach it.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BanecoConfig } from '../../src/config.ts';
+import type { Transaction } from '../../src/db/database.ts';
+import type { PayInRail } from '../../src/rails/pay-in.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
 import { startBanecoSimulator, type BanecoSimulator } from '../../simulators/baneco/index.ts';
 import { startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
@@ -118,4 +121,33 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A call the app made to the bank's pay-in, and whether a database transaction of its own caller was open. */
+export interface BankCall {
+  operation: 'issueQr' | 'cancelQr' | 'readQr' | 'paymentsOfDay';
+  inTransaction: boolean;
+}
+
+/**
+ * Watches the rule that no call to the bank runs inside a database transaction: each transaction's work
+ * runs marked (AsyncLocalStorage follows it through every await), and each call of the rail's pay-in is
+ * recorded with whether it was made under that mark. Other requests' transactions do not count: only one
+ * open in the calling code's own path does. Observes only: the calls and transactions go on unchanged.
+ */
+export function watchBankCalls(t: TestApp): BankCall[] {
+  const marked = new AsyncLocalStorage<true>();
+  const calls: BankCall[] = [];
+  const db = t.context.db;
+  const transaction = db.transaction.bind(db);
+  db.transaction = <T>(work: (tx: Transaction) => Promise<T>) => transaction((tx) => marked.run(true, () => work(tx)));
+  const payIn = t.context.rail!.payIn! as unknown as Record<BankCall['operation'], (...args: unknown[]) => Promise<unknown>>;
+  for (const operation of ['issueQr', 'cancelQr', 'readQr', 'paymentsOfDay'] as const satisfies readonly (keyof PayInRail)[]) {
+    const original = payIn[operation].bind(payIn);
+    payIn[operation] = (...args) => {
+      calls.push({ operation, inTransaction: marked.getStore() === true });
+      return original(...args);
+    };
+  }
+  return calls;
 }
