@@ -1,6 +1,7 @@
 // Routes of the hosted onboarding flow (docs/api-reference.md#hosted-onboarding-flow), no API key: the token in the URL finds the intent,
 // the flow cookie carries the CSRF secret and binds the submitting browser. Every URL of a closed intent
-// answers 410; an unknown token 404. Post/redirect/get after every successful POST.
+// answers 410; an unknown token 404. Post/redirect/get after every successful POST, but one: a registration
+// stored while a bank's rail issued no activation QR answers the payment step itself (503, "try again").
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sandboxHelpersOf, type CapabilityRoutes } from '../../context.ts';
