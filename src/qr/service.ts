@@ -492,6 +492,35 @@ export async function receivePaymentIn(
     if (whenNotPayable !== 'record' || notice.railReference === null || notice.amountCentavos === null || !(error instanceof ApiError)) throw error;
     return { late: true, ...await recordLatePayment(tx, current.qr, notice, notice.amountCentavos, standing, now) };
   }
+  if (whenNotPayable === 'record' && notice.railReference !== null && current.qr.purpose !== null) {
+    // A purpose's handler may refuse the payment (an onboarding link that expired between the payer's bank
+    // taking the money and our learning of it). Money a bank moved is never refused: the payment is taken
+    // under a savepoint, and a refusal becomes a late payment refunded in full instead.
+    await tx.query('savepoint purpose_payment');
+    try {
+      const taken = await takePayment(tx, { config, purposes }, current, notice, amountCentavos, standing, now, whenNotPayable);
+      await tx.query('release savepoint purpose_payment');
+      return taken;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      await tx.query('rollback to savepoint purpose_payment');
+      return { late: true, ...await recordLatePayment(tx, current.qr, notice, amountCentavos, standing, now) };
+    }
+  }
+  return takePayment(tx, { config, purposes }, current, notice, amountCentavos, standing, now, whenNotPayable);
+}
+
+/** The QR claimed for a payment of `amountCentavos`, the credit, the payment row, its events and the purpose's handler. */
+async function takePayment(
+  tx: Transaction,
+  { config, purposes }: Pick<AppContext, 'config' | 'purposes'>,
+  current: QrWithLastPayment,
+  notice: PaymentNotice,
+  amountCentavos: Centavos,
+  standing: merchants.PaymentStanding,
+  now: Date,
+  whenNotPayable: 'refuse' | 'record',
+): Promise<ReceivedPayment | (LatePayment & { late: true })> {
   const paidAt = notice.paidAt ?? now;
   const claimed = standing.acceptsPayments ? await store.claimQrForPayment(tx, current.qr.id, amountCentavos, paidAt, now) : undefined;
   if (!claimed) {

@@ -90,6 +90,31 @@ describe.each(databaseKinds())('hosted onboarding on the Banco Económico rail o
     expect(events[0]!.data.metadata).toEqual({ customer: 'cus_bank' });
   });
 
+  it('records a bank payment the expired link can no longer take as a late payment, refunded in full, never refused', async () => {
+    const intent = await newIntent(s.t, partner);
+    const browser = new FlowBrowser(s.t, tokenOf(intent));
+    expect((await browser.register()).status).toBe(303);
+    const stored = await storedIntent(s.t, tokenOf(intent));
+    const { qr } = (await qrs.findQrById(s.t.db, stored.activation_qr_id!))!;
+    // The payer's bank takes the money in time, but its callback is lost; we learn of it after the link expired.
+    s.bank.setKnobs({ callbacks: { dropNext: 1 } });
+    s.bank.pay(qr.rail_reference!, { senderName: 'ANA PEREZ' });
+    (s.t.clock as import('../helpers/app.ts').TestClock).advance(stored.expires_at.getTime() - s.t.clock.now().getTime() + 5 * 60_000);
+    await runJob(s.t, 'bank-qr-poll');
+    const payments = await s.t.db.query<{ id: number; late: boolean; amount_refunded_centavos: number }>(
+      'select id, late, amount_refunded_centavos from qr_payments where qr_id = $1::uuid', [qr.id]);
+    expect(payments.rows).toEqual([{ id: expect.any(Number), late: true, amount_refunded_centavos: 1000 }]);
+    const refunds = await s.t.db.query<{ status: string; amount_centavos: number; reason: string }>(
+      'select status, amount_centavos, reason from refunds where payment_id = $1::bigint', [payments.rows[0]!.id]);
+    // The bank offers no reversal: the refund waits for the operator (docs/rails.md).
+    expect(refunds.rows).toEqual([{ status: 'PENDING', amount_centavos: 1000, reason: 'qr_not_payable' }]);
+    const read = await s.t.request('GET', `/api/v2/onboarding/intent/${intent.code}`, { apiKey: partner.masterKey });
+    expect(read.body.status).toBe('expired');
+    // Known now: a second reading records nothing more.
+    await runJob(s.t, 'bank-qr-poll');
+    expect((await s.t.db.query('select 1 from qr_payments where qr_id = $1::uuid', [qr.id])).rows).toHaveLength(1);
+  });
+
   it('keeps the registration when the bank refuses the QR: the page says so and offers to try again; the reload issues one QR', async () => {
     const before = await activationQrCount(s.t);
     const { intent, browser, posted } = await registeredWithoutQr();
