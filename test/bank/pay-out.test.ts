@@ -198,4 +198,30 @@ describe.each(databaseKinds())('Banco Económico pay-out on %s', (kind) => {
     const wrongSecret = await statusCallback(body, `x${CALLBACK_SECRET.slice(1)}`);
     expect(wrongSecret.status).toBe(404);
   });
+
+  it('never lets a cancel and a batch both take a transfer; two resolutions of one batch: one wins', async () => {
+    s.bank.setKnobs({ batchDecision: 'hold' });
+    const created = await Promise.all(Array.from({ length: 12 }, () => transfer({ amount: 1 })));
+    const [cancels] = await Promise.all([
+      Promise.all(created.map((each) => s.t.request('POST', `/api/v2/transfers/${each.id}/cancel`, { apiKey: merchant.apiKey }))),
+      runJob(s.t, 'bank-batch-payout'),
+    ]);
+    for (const [n, each] of created.entries()) {
+      const row = (await s.t.db.query<{ status: string; in_batch: boolean }>(
+        `select t.status, exists (select 1 from transfer_batch_items i where i.transfer_id = t.id) as in_batch from transfers t where t.id = $1::bigint`, [each.id])).rows[0]!;
+      // Canceled (200) and never in a batch, or in a batch, IN_TRANSIT, and its cancel refused (409).
+      if (cancels[n]!.status === 200) expect(row).toEqual({ status: 'CANCELED', in_batch: false });
+      else {
+        expect(cancels[n]!.status).toBe(409);
+        expect(row).toEqual({ status: 'IN_TRANSIT', in_batch: true });
+      }
+    }
+    // A batch held at the bank (its items undecided), resolved twice at once.
+    await transfer({ amount: 1 });
+    await runJob(s.t, 'bank-batch-payout');
+    const batch = (await s.t.db.query<{ id: number }>(`select id from transfer_batches order by id desc limit 1`)).rows[0]!;
+    const batchId = `mps-b-${batch.id}`;
+    const answers = await Promise.all(['COMPLETED', 'FAILED'].map((to) => s.t.request('POST', `/admin/v1/rails/batches/${batchId}/resolve`, { body: { to } })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+  });
 });
