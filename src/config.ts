@@ -67,7 +67,7 @@ export interface Config {
   /** PostgreSQL: longest a statement of a request or job may wait for its answer before it fails as unavailable (503). */
   databaseQueryTimeoutMs: number;
   mode: Mode;
-  /** The rail (RAIL): `sandbox`, the pretend bank, or a real bank's API. */
+  /** The rail (RAIL): `sandbox`, the pretend bank (MODE=sandbox only), or a real bank's API. */
   rail: RailConfig;
   publicBaseUrl: string;
   /** Bearer token of the operator API; null disables `/admin/v1` (404). */
@@ -167,12 +167,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   }, 'a duration from 1ms to 10m, such as 15s');
   const mode = read('MODE', 'sandbox', (t) => oneOf(t, ['sandbox', 'live'] as const), 'sandbox or live');
   const railKind = read('RAIL', 'sandbox', (t) => oneOf(t, RAIL_NAMES), RAIL_NAMES.join(' or '));
-  const problemsBeforeRail = problems.length;
   const rail: RailConfig = railKind === 'baneco' ? { kind: 'baneco', baneco: readBaneco(read, problems, env) } : { kind: 'sandbox' };
-  // The bank's client and simulator are being built (docs/rails.md, "Where it stands"); until the rail's
-  // jobs and callbacks are in, a service that took RAIL=baneco would take no money while claiming to.
-  if (railKind === 'baneco' && problems.length === problemsBeforeRail) {
-    problems.push('RAIL=baneco is not runnable in this version yet: the Banco Económico rail is under construction (docs/rails.md); use RAIL=sandbox');
+  // The sandbox rail is a pretend bank: a live service on it would hand out QRs no payer can pay and keep
+  // transfers PENDING forever, all while it looks healthy. Refused, by default too (RAIL unset), so a live
+  // service always has a bank's rail (src/composition.ts relies on it).
+  if (mode === 'live' && railKind === 'sandbox') {
+    const unset = (env.RAIL ?? '').trim() === '';
+    problems.push(`RAIL=sandbox${unset ? ' (the default: RAIL is unset)' : ''} cannot run with MODE=live; set RAIL=baneco and its BANECO_* `
+      + 'variables: the sandbox rail is a pretend bank that moves no money (docs/going-live.md)');
   }
   const publicBaseUrl = read('PUBLIC_BASE_URL', `http://localhost:${port ?? 3000}`, baseUrl,
     'an absolute http(s) URL without query or fragment, e.g. https://pay.example.com');

@@ -21,6 +21,18 @@ function configErrorOf(env: Record<string, string>): ConfigError {
   throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
 }
 
+/** A key list live mode needs (ENCRYPTION_KEYS). */
+const LIVE_KEYS = `k1:${Buffer.alloc(32, 1).toString('base64')}`;
+
+/** A complete RAIL=baneco: what live mode needs beside ENCRYPTION_KEYS (the sandbox rail is refused there). */
+const BANECO = {
+  RAIL: 'baneco', BANECO_URL: 'http://127.0.0.1:3900/ApiGateway/', BANECO_USER: 'plataforma', BANECO_PASSWORD: 'clave-del-banco',
+  BANECO_AES_KEY: '40A318B299F245C2B697176723088629', BANECO_ACCOUNT: '1041070599', BANECO_CALLBACK_SECRET: 'c'.repeat(32),
+};
+
+/** What a live service needs at the least: its keys and a bank's rail. */
+const LIVE = { MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS, ...BANECO };
+
 /** True when `line` names `variable` as a word (PORT, not the PORT inside SUPPORT). */
 function names(line: string, variable: string): boolean {
   return new RegExp(`(^|[^A-Z_])${variable}([^A-Z_]|$)`).test(line);
@@ -81,7 +93,7 @@ describe('loadConfig defaults (docs/api-reference.md#configuration)', () => {
 
   it('lets a sandbox deliver webhooks to private addresses, and never live mode', () => {
     expect(config.webhookPrivateTargets).toBe('allow');
-    expect(loadConfig({ MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS }, '/srv/mps').webhookPrivateTargets).toBe('deny');
+    expect(loadConfig(LIVE, '/srv/mps').webhookPrivateTargets).toBe('deny');
   });
 
   it('runs every role in one process', () => {
@@ -94,8 +106,6 @@ describe('loadConfig defaults (docs/api-reference.md#configuration)', () => {
   });
 });
 
-/** A key list live mode needs (ENCRYPTION_KEYS). */
-const LIVE_KEYS = `k1:${Buffer.alloc(32, 1).toString('base64')}`;
 
 describe('ENCRYPTION_KEYS', () => {
   it('defaults, in sandbox, to the published development key alone', () => {
@@ -107,14 +117,14 @@ describe('ENCRYPTION_KEYS', () => {
   it('seals with the first key given, opens with all, and keeps the sandbox key only in sandbox', () => {
     const two = `${LIVE_KEYS},k0:${Buffer.alloc(32, 2).toString('base64')}`;
     expect(loadConfig({ ENCRYPTION_KEYS: two }, '/srv/mps').encryptionKeys.map((key) => key.id)).toEqual(['k1', 'k0', 'sandbox']);
-    const live = loadConfig({ MODE: 'live', ENCRYPTION_KEYS: two }, '/srv/mps');
+    const live = loadConfig({ ...LIVE, ENCRYPTION_KEYS: two }, '/srv/mps');
     expect(live.encryptionKeys.map((key) => key.id)).toEqual(['k1', 'k0']);
     expect(live.encryptionKeys[0]!.key).toEqual(Buffer.alloc(32, 1));
     expect(live.encryptionKeysConfigured).toBe(true);
   });
 
   it('is required in live mode, in one line that says how to make a key', () => {
-    const error = configErrorOf({ MODE: 'live' });
+    const error = configErrorOf({ MODE: 'live', ...BANECO });
     expect(error.problems).toEqual([expect.stringMatching(/^ENCRYPTION_KEYS is required in MODE=live: .*randomBytes\(32\)/)]);
   });
 
@@ -127,11 +137,6 @@ describe('ENCRYPTION_KEYS', () => {
 });
 
 describe('RAIL and the BANECO_* variables', () => {
-  const BANECO = {
-    RAIL: 'baneco', BANECO_URL: 'http://127.0.0.1:3900/ApiGateway/', BANECO_USER: 'plataforma', BANECO_PASSWORD: 'clave-del-banco',
-    BANECO_AES_KEY: '40A318B299F245C2B697176723088629', BANECO_ACCOUNT: '1041070599', BANECO_CALLBACK_SECRET: 'c'.repeat(32),
-  };
-
   it('defaults to the sandbox rail', () => {
     expect(loadConfig({}, '/srv/mps').rail).toEqual({ kind: 'sandbox' });
   });
@@ -147,8 +152,61 @@ describe('RAIL and the BANECO_* variables', () => {
     expect(error.message).not.toContain('short-secret-key');
   });
 
-  it('refuses, for now, a complete RAIL=baneco: the rail is not runnable in this version yet', () => {
-    expect(configErrorOf(BANECO).problems).toEqual([expect.stringContaining('RAIL=baneco is not runnable in this version yet')]);
+  it('refuses MODE=live on the sandbox rail, named or by default, in one line naming RAIL', () => {
+    for (const env of [{ MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS }, { MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS, RAIL: 'sandbox' }]) {
+      const error = configErrorOf(env);
+      expect(error.problems).toHaveLength(1);
+      const line = error.problems[0]!;
+      expect(line).toMatch(/^RAIL=sandbox .*cannot run with MODE=live; set RAIL=baneco /);
+      expect(names(line, 'RAIL'), line).toBe(true);
+      expect(error.message).toBe(line);
+    }
+    expect(configErrorOf({ MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS }).problems[0]).toContain('RAIL is unset');
+    expect(configErrorOf({ MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS, RAIL: 'sandbox' }).problems[0]).not.toContain('unset');
+  });
+
+  it('lists the sandbox rail beside the other problems of a live start: one line each', () => {
+    const error = configErrorOf({ MODE: 'live' });
+    expect(error.problems).toEqual([
+      expect.stringMatching(/^RAIL=sandbox .*cannot run with MODE=live/),
+      expect.stringMatching(/^ENCRYPTION_KEYS is required in MODE=live/),
+    ]);
+  });
+
+  it('takes MODE=live with RAIL=baneco and every BANECO_* variable, into the typed rail', () => {
+    const config = loadConfig(LIVE, '/srv/mps');
+    expect(config.mode).toBe('live');
+    expect(config.rail).toEqual({
+      kind: 'baneco',
+      baneco: {
+        url: 'http://127.0.0.1:3900/ApiGateway/', user: 'plataforma', password: 'clave-del-banco', aesKey: '40A318B299F245C2B697176723088629',
+        account: '1041070599', callbackSecret: 'c'.repeat(32), branchCode: null, qrDueDays: 365, pollIntervalMs: 30_000, batchIntervalMs: 60_000,
+        amlSource: 'Cobros QR de comercios', amlDestination: 'Pago a comercio', timeoutMs: 10_000,
+      },
+    });
+  });
+
+  it('takes RAIL=baneco in MODE=sandbox (the bank\'s certification environment with test keys), without ENCRYPTION_KEYS', () => {
+    const config = loadConfig(BANECO, '/srv/mps');
+    expect(config.mode).toBe('sandbox');
+    expect(config.rail.kind).toBe('baneco');
+  });
+
+  it('reads the optional BANECO_* variables', () => {
+    const config = loadConfig({
+      ...BANECO, BANECO_BRANCH_CODE: '701', BANECO_QR_DUE_DAYS: '30', BANECO_POLL_INTERVAL: '5s', BANECO_BATCH_INTERVAL: '2m',
+      BANECO_AML_SOURCE: 'Ventas', BANECO_AML_DESTINATION: 'Liquidación', BANECO_TIMEOUT: '20s',
+    }, '/srv/mps');
+    expect(config.rail).toMatchObject({
+      kind: 'baneco',
+      baneco: { branchCode: '701', qrDueDays: 30, pollIntervalMs: 5_000, batchIntervalMs: 120_000, amlSource: 'Ventas', amlDestination: 'Liquidación', timeoutMs: 20_000 },
+    });
+  });
+
+  it('refuses a missing BANECO_* variable in live mode too, naming it and not RAIL', () => {
+    const { BANECO_ACCOUNT: _account, ...withoutAccount } = LIVE;
+    const error = configErrorOf(withoutAccount);
+    expect(error.problems).toEqual([expect.stringMatching(/^BANECO_ACCOUNT is required with RAIL=baneco/)]);
   });
 });
 
@@ -167,8 +225,7 @@ describe('loadConfig accepts the documented forms', () => {
       PORT: '8443',
       HOST: '0.0.0.0',
       DATABASE_URL: 'postgres://mps:secret@db.internal:5432/payments',
-      MODE: 'live',
-      ENCRYPTION_KEYS: LIVE_KEYS,
+      ...LIVE,
       PUBLIC_BASE_URL: 'https://pay.example.com/',
       ADMIN_TOKEN: 'operator-token-0123456789abcdef012345',
       SERVICE_TIMEZONE: 'America/Lima',
@@ -190,6 +247,7 @@ describe('loadConfig accepts the documented forms', () => {
       host: '0.0.0.0',
       database: { kind: 'postgres', url: 'postgres://mps:secret@db.internal:5432/payments' },
       mode: 'live',
+      rail: { kind: 'baneco', baneco: expect.objectContaining({ url: 'http://127.0.0.1:3900/ApiGateway/', account: '1041070599' }) },
       publicBaseUrl: 'https://pay.example.com',
       adminToken: 'operator-token-0123456789abcdef012345',
       serviceTimeZone: 'America/Lima',
@@ -293,7 +351,7 @@ describe('loadConfig refuses wrong values with one line naming the variable', ()
   });
 
   it('refuses WEBHOOK_PRIVATE_TARGETS=allow in live mode: the guard cannot be turned off there', () => {
-    const error = configErrorOf({ MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS, WEBHOOK_PRIVATE_TARGETS: 'allow' });
+    const error = configErrorOf({ ...LIVE, WEBHOOK_PRIVATE_TARGETS: 'allow' });
     expect(error.problems).toEqual([expect.stringContaining('WEBHOOK_PRIVATE_TARGETS')]);
   });
 
