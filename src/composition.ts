@@ -28,16 +28,16 @@ export function createAppContext(base: BaseContext, options: ComposeOptions = {}
 }
 
 /**
- * The rail RAIL names. A live service on the sandbox rail has none: the pretend bank must never settle real
- * transfers, so money waits PENDING until a bank rail is configured (docs/going-live.md).
+ * The rail RAIL names. config.ts refuses MODE=live on the sandbox rail, so a live service always has a
+ * bank's rail. A config typed by hand (tests, tools) does not pass through that check: the same refusal is
+ * made here, so the pretend bank can never stand in for a bank in live mode.
  */
-function railFor({ config, db, clock }: BaseContext): Rail | null {
+function railFor({ config, db, clock }: BaseContext): Rail {
   switch (config.rail.kind) {
     case 'sandbox':
-      return config.mode === 'sandbox' ? sandboxRail() : null;
+      if (config.mode === 'live') throw new Error('RAIL=sandbox cannot run with MODE=live: set RAIL=baneco (src/config.ts refuses it)');
+      return sandboxRail();
     case 'baneco':
-      // config.ts refuses RAIL=baneco from the environment until the pay-out half lands (docs/rails.md,
-      // "Where it stands"); tests build it from a typed config.
       return banecoRail({ config: config.rail.baneco, serviceTimeZone: config.serviceTimeZone, db, clock });
   }
 }

@@ -32,16 +32,16 @@ export interface AppContext extends BaseContext {
   /** Seals and opens the secrets the service stores (ENCRYPTION_KEYS; kernel/secret-box.ts). */
   secrets: SecretBox;
   /**
-   * The rail RAIL names, built once here (docs/rails.md); null while a live service has no bank rail, so
-   * transfers and refunds wait PENDING and nothing pretends to move money.
+   * The rail RAIL names, built once by the composition root (docs/rails.md). Never the sandbox's in
+   * MODE=live: config.ts refuses that pair, so a live service always has a bank's rail.
    */
-  rail: Rail | null;
+  rail: Rail;
 }
 
 /** The sandbox's helpers (pretend payments, advance) exist only in MODE=sandbox on the sandbox rail. */
 export function sandboxHelpersOf(context: Pick<AppContext, 'config' | 'rail'>) {
   const { rail, config } = context;
-  if (config.mode !== 'sandbox' || !rail?.sandboxPayer || rail.payOut.kind !== 'instant' || !rail.refunds) return null;
+  if (config.mode !== 'sandbox' || !rail.sandboxPayer || rail.payOut.kind !== 'instant' || !rail.refunds) return null;
   return { payer: rail.sandboxPayer, payOut: rail.payOut, refunds: rail.refunds };
 }
 

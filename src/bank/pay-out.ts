@@ -13,7 +13,7 @@ export type BankPayOutContext = Pick<AppContext, 'db' | 'clock'> & { rail: RailN
 /** The pay-out side, when the configured rail is a bank taking batches; else null. */
 export function bankPayOutOf(context: AppContext): BankPayOutContext | null {
   const rail = context.rail;
-  if (!rail || rail.payOut.kind !== 'batches' || !rail.payIn) return null;
+  if (rail.payOut.kind !== 'batches' || !rail.payIn) return null;
   return { db: context.db, clock: context.clock, rail: rail.name, payOut: rail.payOut, payIn: rail.payIn };
 }
 

@@ -20,8 +20,8 @@ export type BankContext = Pick<AppContext, 'db' | 'config' | 'purposes' | 'clock
 
 /** The bank's side, when the configured rail has a pay-in (a bank's rail); else null. */
 export function bankContextOf(context: AppContext): BankContext | null {
-  const payIn = context.rail?.payIn ?? null;
-  return payIn && context.rail ? { ...context, rail: context.rail.name, payIn } : null;
+  const { payIn } = context.rail;
+  return payIn ? { ...context, rail: context.rail.name, payIn } : null;
 }
 
 export interface RecordedPayments {

@@ -205,7 +205,7 @@ export async function createQr(
     ...(body.max_amount === undefined ? {} : { maxAmountCentavos: qrAmountCentavos(body.max_amount)! }),
     ...(body.max_payments === undefined ? {} : { maxPayments: body.max_payments }),
   };
-  const payIn = context.rail?.payIn ?? null;
+  const payIn = context.rail.payIn;
   const checked = checkCreateInput(input, now, context.config.serviceTimeZone, { bankIssues: payIn !== null });
   if (body.business_code !== businessCode) throw new ApiError('BUSINESS_CODE_MISMATCH');
   const fingerprinted = { business_code: businessCode, ...input, currency: 'BOB' };
