@@ -153,7 +153,8 @@ describe('RAIL and the BANECO_* variables', () => {
   });
 
   it('refuses MODE=live on the sandbox rail, named or by default, in one line naming RAIL', () => {
-    for (const env of [{ MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS }, { MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS, RAIL: 'sandbox' }]) {
+    const envs: Record<string, string>[] = [{ MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS }, { MODE: 'live', ENCRYPTION_KEYS: LIVE_KEYS, RAIL: 'sandbox' }];
+    for (const env of envs) {
       const error = configErrorOf(env);
       expect(error.problems).toHaveLength(1);
       const line = error.problems[0]!;
