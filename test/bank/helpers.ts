@@ -1,7 +1,7 @@
-// A service on the Banco Económico rail against the bank simulator (simulators/baneco/, a black box through
-// its options and control API): the app's port is taken first, so the simulator's callbacks reach it.
+// A service on the Banco Económico rail against the bank simulator, for the tests of the rail itself: the
+// app and the simulator are started by test/helpers/baneco.ts (RAIL=baneco from the environment, the
+// simulator's callbacks aimed at the app); here the bank keeps real time, polls are quick and logs are kept.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import net from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
@@ -9,16 +9,13 @@ import type { BanecoConfig } from '../../src/config.ts';
 import type { Transaction } from '../../src/db/database.ts';
 import type { PayInRail } from '../../src/rails/pay-in.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
-import { startBanecoSimulator, type BanecoSimulator } from '../../simulators/baneco/index.ts';
-import { startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
+import type { BanecoSimulator } from '../../simulators/baneco/index.ts';
+import { TestClock, type TestApp } from '../helpers/app.ts';
+import { startBanecoApp } from '../helpers/baneco.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import type { DatabaseKind } from '../helpers/databases.ts';
 
-export const PASSWORD = 'Clave-Del-Banco-Muy-Secreta-2026';
-export const AES_KEY = '7A6B5C4D3E2F1A0B9C8D7E6F5A4B3C2D';
-export const ACCOUNT = '1041070563';
-export const CALLBACK_SECRET = 'cbsecret_Qw3rTy7uI9oP1aS5dF8gH2jK4lZ6xC0v';
-export const SECRETS = [PASSWORD, AES_KEY, ACCOUNT, CALLBACK_SECRET];
+export { ACCOUNT, AES_KEY, CALLBACK_SECRET, PASSWORD, SECRETS } from '../helpers/baneco.ts';
 export const POLL_MS = 1_000;
 
 export interface BankedApp {
@@ -31,23 +28,7 @@ export interface BankedApp {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 export async function startBankedApp(kind: DatabaseKind, overrides: Partial<BanecoConfig> = {}, simulatorKnobs: Record<string, unknown> = {}): Promise<BankedApp> {
-  const port = await freePort();
-  const bankLog: string[] = [];
-  const bank = await startBanecoSimulator({
-    log: (line) => bankLog.push(line),
-    userName: 'mps', password: PASSWORD, aesKey: AES_KEY, account: ACCOUNT,
-    callbackBase: `http://127.0.0.1:${port}/rails/baneco/${CALLBACK_SECRET}/`,
-    knobs: { batchDecisionDelayMs: 30, ...simulatorKnobs, callbacks: { retryBaseMs: 50, timeoutMs: 3_000 } },
-  });
   const logLines: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -56,21 +37,14 @@ export async function startBankedApp(kind: DatabaseKind, overrides: Partial<Bane
     },
   });
   const logger = pino({ level: 'trace' }, sink) as unknown as FastifyBaseLogger;
-  const baneco: BanecoConfig = {
-    url: bank.baseUrl, user: 'mps', password: PASSWORD, aesKey: AES_KEY, account: ACCOUNT, callbackSecret: CALLBACK_SECRET,
-    branchCode: null, qrDueDays: 365, pollIntervalMs: POLL_MS, batchIntervalMs: 60_000,
-    amlSource: 'Cobros QR de comercios', amlDestination: 'Pago a comercio', timeoutMs: 3_000, ...overrides,
-  };
   // The simulator keeps real time (a QR's dueDate may not be before its today): so does the app's clock.
   // The fixture routes fund balances for the pay-out tests (test/transfers/helpers.ts).
-  const t = await startTestApp({ kind, port, baneco, logger, clock: new TestClock(new Date().toISOString()), plugins: [fixtureRoutes] });
-  return {
-    t, bank, logLines, bankLog,
-    async close() {
-      await t.close();
-      await bank.stop();
-    },
-  };
+  const t = await startBanecoApp({
+    kind, logger, clock: new TestClock(new Date().toISOString()), bankClock: 'real', plugins: [fixtureRoutes],
+    baneco: { pollIntervalMs: POLL_MS, batchIntervalMs: 60_000, timeoutMs: 3_000, ...overrides },
+    simulatorKnobs: { batchDecisionDelayMs: 30, ...simulatorKnobs, callbacks: { retryBaseMs: 50, timeoutMs: 3_000 } },
+  });
+  return { t, bank: t.bank, logLines, bankLog: t.bankLog, close: () => t.close() };
 }
 
 /** The days (yyyyMMdd) whose paidQR the bank was asked for, in the order it was asked. */

@@ -87,10 +87,10 @@ export interface StartOptions {
   /** Registry served on /metrics (to share it with worker jobs under test). */
   metrics?: import('prom-client').Registry;
   /**
-   * A Banco Económico rail, set on the typed config after loadConfig: RAIL=baneco stays refused from the
-   * environment until the rail is complete (docs/rails.md), so tests of its pay-in build it this way.
+   * Values of the Banco Económico rail's typed config, set over what RAIL=baneco and the BANECO_* variables
+   * of `env` gave (test/helpers/baneco.ts starts the app and the bank simulator together).
    */
-  baneco?: BanecoConfig;
+  baneco?: Partial<BanecoConfig>;
   /** Port to listen on (default: any free one): a bank simulator's callbacks need it before the app starts. */
   port?: number;
   /** The app's logger (default: one at LOG_LEVEL); tests that read the log pass their own. */
@@ -111,7 +111,10 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
     SANDBOX_SETTLEMENT: 'off',
     ...options.env,
   });
-  if (options.baneco) config.rail = { kind: 'baneco', baneco: options.baneco };
+  if (options.baneco) {
+    if (config.rail.kind !== 'baneco') throw new Error('startTestApp: `baneco` changes a RAIL=baneco configuration; set RAIL and BANECO_* in `env`');
+    config.rail = { kind: 'baneco', baneco: { ...config.rail.baneco, ...options.baneco } };
+  }
   const clock = options.clock ?? new TestClock();
   const context = createAppContext({ config, db, clock }, { purposes: options.purposes });
   const app = await buildApp(context, { plugins: options.plugins, logger: options.logger ?? createLogger(config.logLevel), metrics: options.metrics });
