@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startLiveApp } from '../helpers/baneco.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createQr, pay } from '../qr/qr-helpers.ts';
 import { postTransfer, transferBody } from '../transfers/helpers.ts';
@@ -16,7 +17,7 @@ describe.each(databaseKinds())('keys and their mode on %s', (kind) => {
   beforeAll(async () => {
     sandbox = await startTestApp({ kind });
     // The same database, restarted in live mode: what an operator who once ran a sandbox would get.
-    live = await startTestApp({ kind, database: sandbox.database, clock: sandbox.clock, env: { MODE: 'live' } });
+    live = await startLiveApp({ kind, database: sandbox.database, clock: sandbox.clock });
   });
   afterAll(async () => {
     await live?.close();

@@ -8,6 +8,7 @@ import { findPayoutAccount } from '../../src/merchants/service.ts';
 import * as onboarding from '../../src/onboarding/service.ts';
 import * as qrs from '../../src/qr/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startLiveApp } from '../helpers/baneco.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { FlowBrowser, newIntent, tokenOf, VALID_FORM, type Partner } from './helpers.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
@@ -281,7 +282,7 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
   });
 
   it('in live mode there is no simulate control and no simulate endpoint', async () => {
-    const live = await startTestApp({ kind, database: t.database, clock: t.clock, env: { MODE: 'live' } });
+    const live = await startLiveApp({ kind, database: t.database, clock: t.clock });
     try {
       // Keys work only in the mode they were made in: a live partner for the live service.
       const intent = await newIntent(live, await live.createPartner());

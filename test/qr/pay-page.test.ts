@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startLiveApp } from '../helpers/baneco.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
 
@@ -152,10 +153,11 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
   });
 
   it('has no simulate form and no form endpoint in live mode', async () => {
-    const live = await startTestApp({ kind, database: t.database, env: { MODE: 'live' } });
+    const live = await startLiveApp({ kind, database: t.database });
     try {
       const m = await live.createMerchant();
       const qr = await createQr(live, m);
+      expect(qr.rail).toBe('baneco'); // a live QR is the bank's (here its simulator's)
       const response = await live.request('GET', `/pay/${tokenOf(qr)}`);
       expect(response.status).toBe(200);
       expect(response.text).not.toContain('Simular pago');

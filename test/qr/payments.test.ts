@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQrWithPurpose, type QrRow } from '../../src/qr/service.ts';
 import type { PaymentPurposeHandler } from '../../src/qr/purposes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startLiveApp } from '../helpers/baneco.ts';
 import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { createQr, pay, type Merchant } from './qr-helpers.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
@@ -138,10 +139,11 @@ describe.each(databaseKinds())('simple QR payments on %s', (kind) => {
   });
 
   it('answers 404 to the sandbox endpoint in live mode', async () => {
-    const live = await startTestApp({ kind, database: t.database, env: { MODE: 'live' } });
+    const live = await startLiveApp({ kind, database: t.database });
     try {
       const merchant = await live.createMerchant();
       const qr = await createQr(live, merchant);
+      expect(qr.rail).toBe('baneco'); // a live QR is the bank's (here its simulator's)
       const response = await pay(live, merchant, qr.id);
       expect(response.status).toBe(404);
       expect(response.body.code).toBe('NOT_FOUND');

@@ -8,6 +8,7 @@ import { sandboxPayer } from '../../src/rails/sandbox/pay-in.ts';
 import { receiveNotice } from '../../src/refunds/service.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
 import { startTestApp, twoInstances, type TestApp } from '../helpers/app.ts';
+import { startLiveApp } from '../helpers/baneco.ts';
 import { databaseKinds, describeOnPostgres } from '../helpers/databases.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
 import { createQr, pay, type Merchant } from '../qr/qr-helpers.ts';
@@ -384,7 +385,7 @@ describe.each(databaseKinds())('refunds on %s', (kind) => {
 describe.each(databaseKinds())('refunds in live mode on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ kind, env: { MODE: 'live' } });
+    t = await startLiveApp({ kind });
   });
   afterAll(() => t.close());
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startLiveApp } from '../helpers/baneco.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createEndpoint } from './harness.ts';
 
@@ -139,7 +140,7 @@ describe.each(databaseKinds())('webhook endpoints API on %s', (kind) => {
 describe.each(databaseKinds())('webhook endpoints in MODE=live on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ kind, env: { MODE: 'live' } });
+    t = await startLiveApp({ kind });
   });
   afterAll(() => t.close());
 

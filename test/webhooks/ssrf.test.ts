@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockedAddressReason, DESTINATION_UNREACHABLE } from '../../src/webhooks/ssrf.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startLiveApp } from '../helpers/baneco.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { commitPayment, createEndpoint, startReceiver, webhookJobs, type Receiver } from './harness.ts';
@@ -100,7 +101,7 @@ describe.each(databaseKinds())('webhook destinations chosen by mode and WEBHOOK_
   let allowing: TestApp;
   let receiver: Receiver;
   beforeAll(async () => {
-    live = await startTestApp({ kind, plugins: [fixtureRoutes], env: { MODE: 'live' } });
+    live = await startLiveApp({ kind, plugins: [fixtureRoutes] });
     denying = await startTestApp({ kind, plugins: [fixtureRoutes], env: { WEBHOOK_PRIVATE_TARGETS: 'deny' } });
     allowing = await startTestApp({ kind, plugins: [fixtureRoutes] });
     receiver = await startReceiver();
