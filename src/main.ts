@@ -1,11 +1,12 @@
 // Start: config → HTTP server → (the database answers) migrations, first run, workers; graceful shutdown on
 // SIGTERM/SIGINT. The process starts while its database is down and waits for it (src/startup.ts).
-import { ConfigError, describeDatabase, loadConfig, type Config } from './config.ts';
+import { ConfigError, describeDatabase, loadConfig, MIN_TOKEN_LENGTH, type Config } from './config.ts';
 import { DataDirInUseError } from './db/lock-file.ts';
 import type { App } from './http/app.ts';
 import { createLogger, describeError } from './kernel/logging.ts';
 import type { SandboxCredentials } from './merchants/sandbox-setup.ts';
 import { StartAborted, startService, type RunningService } from './startup.ts';
+import { DEFAULT_BANKS_ARE_ASFI_CODES } from './transfers/banks.ts';
 
 /** Longest a shutdown may take before the process exits anyway. */
 const SHUTDOWN_TIMEOUT_MS = 15_000;
@@ -86,8 +87,25 @@ function printBanner(config: Config, app: App): void {
   }
   lines.push(`  Database:  ${describeDatabase(config.database)}`);
   if (config.databaseReplica && config.role !== 'worker') lines.push(`  Replica:   ${describeDatabase(config.databaseReplica)} (lists, movements, statements)`);
-  if (!config.adminToken && config.role !== 'worker') lines.push('', 'Operator API /admin/v1 is off: set ADMIN_TOKEN (16+ characters) to enable it.');
+  lines.push(...railLines(config));
+  if (!config.adminToken && config.role !== 'worker') lines.push('', `Operator API /admin/v1 is off: set ADMIN_TOKEN (${MIN_TOKEN_LENGTH}+ characters) to enable it.`);
   process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+/**
+ * Which rail moves the money: for a bank, where it is (the origin of BANECO_URL: no user, path or query)
+ * and, where the API runs, the callback base to register with it — its secret segment named, never shown.
+ */
+function railLines(config: Config): string[] {
+  if (config.rail.kind === 'sandbox') return ['  Rail:      sandbox (the pretend bank: no money moves)'];
+  const lines = [`  Rail:      baneco (Banco Económico) at ${new URL(config.rail.baneco.url).origin}`];
+  if (config.role !== 'worker') lines.push(`  Bank callbacks: ${config.publicBaseUrl}/rails/baneco/<BANECO_CALLBACK_SECRET>/ (register it with the bank)`);
+  // The shipped list's codes are this service's own; the bank reads bank_code as an ASFI code (docs/rails.md#bank-codes).
+  if (config.banks === null && !DEFAULT_BANKS_ARE_ASFI_CODES) {
+    lines.push('', 'BANKS_FILE is unset: the shipped banks list holds this service\'s own codes, not the ASFI codes the bank reads;',
+      'transfers would name the wrong banks. Set BANKS_FILE to the codes the bank confirms (docs/going-live.md).');
+  }
+  return lines;
 }
 
 /** Once the database is ready: the sandbox keys of a first run (shown once), or how to get another. */
