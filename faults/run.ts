@@ -8,6 +8,7 @@ import { digestScenarioLogs } from './logs.ts';
 import { Report } from './report.ts';
 import { runBounded, Scope } from './scope.ts';
 import type { ScenarioContext } from './setup.ts';
+import { bankScenario } from './scenarios/bank.ts';
 import { dbOutageScenario } from './scenarios/db-outage.ts';
 import { killScenario } from './scenarios/kill.ts';
 import { soakScenario } from './scenarios/soak.ts';
@@ -20,7 +21,7 @@ interface Scenario {
   run(ctx: ScenarioContext, scope: Scope): Promise<void>;
 }
 
-const SCENARIOS: Scenario[] = [killScenario, dbOutageScenario, webhookReceiverScenario, soakScenario];
+const SCENARIOS: Scenario[] = [killScenario, dbOutageScenario, webhookReceiverScenario, bankScenario, soakScenario];
 
 function usage(): string {
   return ['usage: npm run faults [-- <scenario>…]', '', ...SCENARIOS.map((s) => `  ${s.name.padEnd(17)} ${s.summary}`),
