@@ -58,9 +58,13 @@ export async function handleError(this: unknown, error: unknown, request: Fastif
   const apiError = toApiError(error, request);
   // A client that hung up mid-body is left to read nothing; no error of the service's either.
   if (request.raw.readableAborted) request.log.info({ status: apiError.status }, 'request abandoned: the client closed the connection while sending its body');
-  // A 500 is a defect, logged as an error. A 503 is the database being away, which its own background
-  // errors already report: each request it turns away is a warning, or an outage would flood the log.
-  else if (apiError.status === 503) request.log.warn({ error: describeError(error), status: 503 }, 'request turned away: database unavailable');
+  // A 500 is a defect, logged as an error. A 503 is the database — or with a bank's rail, the bank — being
+  // away, which its own background errors already report: each request it turns away is a warning, or an
+  // outage would flood the log. The line names which of the two it was.
+  else if (apiError.status === 503) {
+    request.log.warn({ error: describeError(error), status: 503 },
+      apiError.code === 'RAIL_UNAVAILABLE' ? 'request turned away: the bank did not answer' : 'request turned away: database unavailable');
+  }
   else if (apiError.status >= 500) request.log.error({ error: describeError(error), status: apiError.status }, 'request failed');
   for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
   // A person on a hosted page gets a page in their language; the same status and headers (Retry-After).

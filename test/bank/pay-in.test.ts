@@ -86,6 +86,10 @@ describe.each(databaseKinds())('Banco Económico pay-in on %s', (kind) => {
       expect(response.body.code).toBe('RAIL_UNAVAILABLE');
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
       expect((await quick.t.db.query('select 1 from simple_qrs')).rows).toEqual([]);
+      // A warning that names the bank, not the database, which is fine.
+      const turnedAway = quick.logLines.filter((line) => line.includes('request turned away'));
+      expect(turnedAway).toHaveLength(1);
+      expect(JSON.parse(turnedAway[0]!)).toMatchObject({ level: 40, msg: 'request turned away: the bank did not answer', status: 503 });
     } finally {
       await quick.close();
     }
