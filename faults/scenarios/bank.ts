@@ -421,6 +421,8 @@ class BankScenario {
   // --- 3. callbacks lost, doubled, delayed and out of order ----------------------------------------
 
   private async callbacks(): Promise<void> {
+    // The knobs count callbacks from now on: none of an earlier part may still be on its way.
+    await this.until(15_000, () => this.bank.sim.pendingCallbacks() === 0);
     const attemptsBefore = this.bank.callbacks().length;
     // (a) Pay-in: many QRs paid while callbacks are dropped, doubled, delayed and reordered.
     const qrs = (await Promise.all(this.merchants.map(async (m) => {
