@@ -38,7 +38,15 @@ const simulator = await startBanecoSimulator({
   log: quiet ? undefined : (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
 }).catch((error: unknown) => fail((error as Error).message));
 
-const line = Object.entries(simulator.env).map(([name, value]) => `${name}=${value}`).join(' ');
+// The printed line is the bank's variables plus what a desk needs to see money move at once: its own
+// in-memory database (sandbox keys printed at every start — the embedded ./data prints them on its first
+// start only — and nothing mixed into a database the reader already uses, which this fresh bank would not
+// know), a batch every 5 s rather than every minute (the bank decides items 2 s after the upload), and the
+// service's PORT when the callbacks go to another local port than the service's default 3000.
+const desk: Record<string, string> = { BANECO_BATCH_INTERVAL: '5s', DATABASE_URL: 'memory://' };
+const callbackPort = localPortOf(callbackBase);
+if (callbackPort !== null && callbackPort !== 3000) desk.PORT = String(callbackPort);
+const line = Object.entries({ ...simulator.env, ...desk }).map(([name, value]) => `${name}=${value}`).join(' ');
 process.stdout.write(
   `Banco Económico simulator (API Market v1.3.0) listening on ${simulator.url}\n` +
   `  page:        ${simulator.url}   (pay QRs as a payer, decide batch items)\n` +
@@ -48,6 +56,17 @@ process.stdout.write(
   (simulator.credentials.callbackSecret ? '' : '  (the callback base has no /rails/baneco/<secret>/ segment: set BANECO_CALLBACK_SECRET yourself)\n') +
   `\nStart the service against it with:\n\n${line} npm start\n\n`,
 );
+
+/** The port of a callback base on this machine (127.0.0.1, localhost), or null: elsewhere, or not a URL. */
+function localPortOf(base: string): number | null {
+  try {
+    const url = new URL(base);
+    if (url.protocol !== 'http:' || !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) return null;
+    return url.port === '' ? 80 : Number(url.port);
+  } catch {
+    return null;
+  }
+}
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

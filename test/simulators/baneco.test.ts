@@ -875,7 +875,10 @@ describe('npm run bank', () => {
       await waitFor(() => / npm start\n/.test(output), `the printed environment:\n${output}`, 45_000);
       const line = /^RAIL=baneco .* npm start$/m.exec(output)![0];
       const vars = Object.fromEntries(line.replace(/ npm start$/, '').split(' ').map((pair) => pair.split('=', 2) as [string, string]));
-      expect(Object.keys(vars)).toEqual(['RAIL', 'BANECO_URL', 'BANECO_USER', 'BANECO_PASSWORD', 'BANECO_AES_KEY', 'BANECO_ACCOUNT', 'BANECO_CALLBACK_SECRET']);
+      // The bank's variables, then the desk's (callbacks go to the default port 3000: no PORT).
+      expect(Object.keys(vars)).toEqual(['RAIL', 'BANECO_URL', 'BANECO_USER', 'BANECO_PASSWORD', 'BANECO_AES_KEY', 'BANECO_ACCOUNT', 'BANECO_CALLBACK_SECRET',
+        'BANECO_BATCH_INTERVAL', 'DATABASE_URL']);
+      expect(vars.DATABASE_URL).toBe('memory://');
       expect(vars.BANECO_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ApiGateway\/$/);
       expect(vars.BANECO_AES_KEY).toMatch(/^[\x21-\x7e]{32}$/);
       expect(vars.BANECO_CALLBACK_SECRET).toMatch(/^[A-Za-z0-9_-]{32,}$/);
