@@ -20,66 +20,10 @@ import { createLogger } from '../../src/kernel/logging.ts';
 import type { SandboxCredentials } from '../../src/merchants/sandbox-setup.ts';
 import { startService } from '../../src/startup.ts';
 import { trackOpen } from '../helpers/open-resources.ts';
-import { ALL_BLOCKS, CODE_LANGUAGES, SHOWN_LANGUAGES } from './doc-blocks.ts';
+import { ALL_BLOCKS, CODE_LANGUAGES, commandsOf, SHOWN_LANGUAGES, type Command } from './doc-blocks.ts';
 
 const ADMIN_TOKEN = 'docs-samples-admin-token-0123456789abcdef';
 const runnable = ALL_BLOCKS.filter((block) => CODE_LANGUAGES.has(block.lang) && !block.marker);
-
-/** One command of an `sh` block, with what its comments promise. */
-interface Command {
-  text: string;
-  /** Comment lines and the trailing comment that follow the command, before the next one. */
-  comment: string;
-}
-
-/**
- * The commands of an `sh` block, as bash reads them: a command ends at a line break outside quotes that
- * no backslash continues; `#` after a blank outside quotes starts a comment, which belongs to the command
- * before it (its promises) and never ends a quote.
- */
-function commandsOf(code: string): Command[] {
-  const commands: Command[] = [];
-  let text = '';
-  let comment = '';
-  let quote: "'" | '"' | null = null;
-  for (const line of code.split('\n')) {
-    let inComment = false;
-    for (let i = 0; i < line.length; i++) {
-      const char = line[i]!;
-      if (inComment) {
-        comment += char;
-      } else if (quote) {
-        text += char;
-        if (char === quote) quote = null;
-      } else if (char === "'" || char === '"') {
-        text += char;
-        quote = char;
-      } else if (char === '#' && (i === 0 || /\s/.test(line[i - 1]!))) {
-        inComment = true;
-        comment += char;
-      } else {
-        text += char;
-      }
-    }
-    if (inComment) comment += '\n';
-    if (quote || (!inComment && line.endsWith('\\'))) {
-      text += '\n';
-      continue;
-    }
-    if (text.trim() === '') {
-      // A comment line on its own: a promise about the command before it.
-      if (commands.length > 0) commands[commands.length - 1]!.comment += comment;
-    } else {
-      commands.push({ text: text.trimEnd(), comment });
-    }
-    text = '';
-    comment = '';
-  }
-  expect(quote, `a quote (${quote}) is never closed in:\n${code}`).toBeNull();
-  expect(text.trim(), `a command is never finished in:\n${code}`).toBe('');
-  expect(commands.length, `no command in:\n${code}`).toBeGreaterThan(0);
-  return commands;
-}
 
 /** What a page's run knows: the service, the sandbox keys, what the page set and what it was answered. */
 interface Session {
