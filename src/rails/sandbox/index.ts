@@ -5,5 +5,5 @@ import { sandboxPayer, sandboxRefunds } from './pay-in.ts';
 import { SandboxPayOut } from './pay-out.ts';
 
 export function sandboxRail(): Rail {
-  return { name: 'sandbox', payOut: new SandboxPayOut(), refunds: sandboxRefunds, payIn: null, sandboxPayer };
+  return { name: 'sandbox', payOut: new SandboxPayOut(), refunds: sandboxRefunds, payIn: null, account: null, sandboxPayer };
 }
