@@ -10,7 +10,9 @@ import type { Database } from '../db/database.ts';
 import { DataDirInUseError } from '../db/lock-file.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
+import { reconcileContextOf, reconcileOnDemand } from '../bank/reconciliation.ts';
 import { bankContextOf, sweepRailDay } from '../bank/service.ts';
+import { toReconciliationView } from '../bank/views.ts';
 import { ApiError } from '../kernel/errors.ts';
 import { fieldErrorsFromAjv, validatorCompiler } from '../kernel/validation.ts';
 import * as ledger from '../ledger/service.ts';
@@ -52,6 +54,9 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
   rails sweep --date YYYY-MM-DD             read the bank's paid QRs of that business day and record what is
                                             missing (a bank's rail only; docs/rails.md); exit 4 when the bank
                                             refused or did not answer, or a payment could not be recorded
+  rails reconcile --date YYYY-MM-DD         compare that business day's bank payments and transfers with what
+                                            the bank lists and debited (a bank's rail only; docs/rails.md);
+                                            exit 3 when there are breaks, 4 when the bank refused or did not answer
   rails batch resolve BATCH_ID --to COMPLETED|FAILED
                                             settle a batch whose upload's answer never came, after checking
                                             with the bank: its transfers still IN_TRANSIT (docs/rails.md)
@@ -202,6 +207,18 @@ function parseCommand(argv: string[]): Command {
         return { output: outcome, exitCode: outcome.outcome === 'swept' ? 0 : 4 };
       };
     }
+    case 'rails reconcile': {
+      if (third !== undefined) throw new UsageError('rails reconcile takes no arguments but --date');
+      const day = realDate(values.date);
+      return async (context) => {
+        const reconcile = reconcileContextOf(context);
+        if (!reconcile) throw new UsageError('the configured rail has no bank to reconcile with (RAIL=sandbox)');
+        const outcome = await reconcileOnDemand(reconcile, day);
+        if (outcome.outcome !== 'reconciled') return { output: outcome, exitCode: 4 };
+        const view = toReconciliationView(outcome.reconciliation);
+        return { output: view, exitCode: view.status === 'balanced' ? 0 : 3 };
+      };
+    }
     case 'rails batch': {
       if (third !== 'resolve' || !fourth || positionals.length > 4) throw new UsageError('rails batch resolve takes one BATCH_ID');
       if (!new RegExp(BatchIdParams.properties.batchId.pattern!).test(fourth)) throw new UsageError('BATCH_ID is the batch id the bank knows, like mps-b-12');
@@ -236,6 +253,14 @@ function validate<T extends TSchema>(schema: T, input: Record<string, unknown>):
     throw new UsageError(problems.join('; '));
   }
   return value as Static<T>;
+}
+
+/** A --date that is a real calendar date YYYY-MM-DD (checked before any database is opened). */
+function realDate(day: string | undefined): string {
+  if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day) || !Number.isFinite(Date.parse(`${day}T00:00:00Z`)) || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day) {
+    throw new UsageError('--date must be a real date YYYY-MM-DD');
+  }
+  return day;
 }
 
 function wholeNumber(text: string | undefined, what: string): number {
