@@ -81,7 +81,7 @@ export async function startService(config: Config, options: StartOptions): Promi
     gate.markOpen();
     if (replicaDb) void warnUnlessStandby(replicaDb, log);
     if (config.role !== 'api' && !stopping.signal.aborted) {
-      running.workers = new WorkerRunner(db, log, backgroundJobs(context, { metrics, onError: onBackgroundError }));
+      running.workers = new WorkerRunner(db, log, backgroundJobs(context, { metrics, onError: onBackgroundError, log }));
       await running.workers.start();
     }
     return sandbox;

@@ -14,6 +14,7 @@ import type { App } from '../kernel/routes.ts';
 import { ErrorSchema } from '../kernel/schemas.ts';
 import { parseJsonBody, validatorCompiler } from '../kernel/validation.ts';
 import { railAdminRoutes } from '../bank/admin-routes.ts';
+import { registerReconciliationMetrics } from '../bank/metrics.ts';
 import { bankRoutes } from '../bank/routes.ts';
 import { ledgerRoutes } from '../ledger/routes.ts';
 import { refundAdminRoutes } from '../refunds/admin-routes.ts';
@@ -138,6 +139,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
 
   const metrics = options.metrics ?? createMetricsRegistry();
   const countResponse = httpMetrics(metrics);
+  registerReconciliationMetrics(metrics, db, config.serviceTimeZone);
   const accessLog = accessLogger(app.log);
   // One synchronous hook for what every answered request leaves behind: its metrics and its log line.
   app.addHook('onResponse', (request, reply, done) => {

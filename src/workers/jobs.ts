@@ -1,7 +1,10 @@
 // The background jobs of this process. Each capability adds its own job here.
+import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import { sandboxHelpersOf, type AppContext } from '../context.ts';
+import { reconcilePreviousDayWhenDue } from '../bank/daily-reconciliation.ts';
 import { bankPayOutOf, payOutPendingTransfers } from '../bank/pay-out.ts';
+import { reconcileContextOf } from '../bank/reconciliation.ts';
 import { bankContextOf, DailySweepState, pollRailQrs, sweepDueDays } from '../bank/service.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
 import { sweepExpiredIntents } from '../onboarding/service.ts';
@@ -21,7 +24,11 @@ export interface BackgroundJobOptions {
   /** Registry of /metrics, so worker metrics are served with the HTTP ones. */
   metrics?: Registry;
   onError?: (error: unknown, context: string) => void;
+  /** Where jobs report what an operator should see (the daily reconciliation's breaks); silent when absent. */
+  log?: Pick<FastifyBaseLogger, 'info' | 'warn'>;
 }
+
+const SILENT = { info: () => undefined, warn: () => undefined };
 
 /** The jobs of a process, given what the composition root built (its rail, its secret box). */
 export function backgroundJobs(context: AppContext, options: BackgroundJobOptions = {}): Job[] {
@@ -110,6 +117,19 @@ export function backgroundJobs(context: AppContext, options: BackgroundJobOption
       intervalMs: 60_000,
       runOnce: async () => {
         await sweepDueDays(bank, sweepState, (error) => onError(error, 'bank-daily-sweep'));
+        return false;
+      },
+    });
+  }
+  // A bank's reconciliation (docs/operators.md): from 01:00, the previous day once it is swept, once per day.
+  const reconcile = reconcileContextOf(context);
+  if (reconcile) {
+    const log = options.log ?? SILENT;
+    jobs.push({
+      name: 'bank-daily-reconciliation',
+      intervalMs: 60_000,
+      runOnce: async () => {
+        await reconcilePreviousDayWhenDue(reconcile, log);
         return false;
       },
     });
