@@ -7,7 +7,7 @@ import { errorResponses, OPERATOR_ERRORS } from '../kernel/schemas.ts';
 import { resolveBatch } from '../transfers/batches.ts';
 import { BatchIdParams, BatchSchema, ResolveBatchBody } from '../transfers/schemas.ts';
 import { toBatchResource } from '../transfers/views.ts';
-import { reconcileContextOf, reconcileOnDemand } from './reconciliation.ts';
+import { checkedDay, reconcileContextOf, reconcileOnDemand } from './reconciliation.ts';
 import { ReconciliationQuery, ReconciliationSchema } from './schemas.ts';
 import { toReconciliationView } from './views.ts';
 
@@ -35,8 +35,10 @@ export const railAdminRoutes: CapabilityRoutes = async (app, context) => {
       response: { 200: ReconciliationSchema, ...errorResponses(...OPERATOR_ERRORS, 409, 422, 502) },
     },
   }, async (request) => {
+    // The day first: a wrong date is the caller's mistake whatever the rail.
+    const day = checkedDay(request.query.date, context.config.serviceTimeZone, clock.now());
     if (!reconcile) throw new ApiError('RAIL_NOT_RECONCILABLE');
-    const outcome = await reconcileOnDemand(reconcile, request.query.date);
+    const outcome = await reconcileOnDemand(reconcile, day);
     switch (outcome.outcome) {
       case 'reconciled':
         return toReconciliationView(outcome.reconciliation);

@@ -55,11 +55,11 @@ export function paidQrCalls(bankLog: readonly string[]): string[] {
 /** The app's jobs, built once per app as the worker builds them once per process (what they keep in memory lasts). */
 const jobsOfApp = new WeakMap<TestApp, ReturnType<typeof backgroundJobs>>();
 
-/** Runs one of the app's background jobs once, as the worker would. */
+/** Runs one of the app's background jobs once, as the worker would (logging to the app's logger). */
 export async function runJob(t: TestApp, name: string): Promise<boolean> {
   let jobs = jobsOfApp.get(t);
   if (!jobs) {
-    jobs = backgroundJobs(t.context);
+    jobs = backgroundJobs(t.context, { log: t.app.log });
     jobsOfApp.set(t, jobs);
   }
   const job = jobs.find((candidate) => candidate.name === name);
