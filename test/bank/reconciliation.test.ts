@@ -147,6 +147,17 @@ describe.each(databaseKinds())('reconciliation with Banco Económico on %s', (ki
     });
   });
 
+  it("matches a listed payment the journal dates on another day (a corrupted paid_at): no break on the bank's day, unexpected on the other", async () => {
+    const { transactionId } = await paidQr(16);
+    const elsewhere = parseWallClock(`${dayOf(new Date(s.t.clock.now().getTime() - 2 * DAY_MS))} 12:00:00`, ZONE)!;
+    await s.t.db.query('update qr_payments set paid_at = $2::timestamptz where rail_reference = $1::text', [transactionId, elsewhere]);
+    expect((await reconcile(today)).body).toMatchObject({ status: 'balanced', payments: { bank: 1, ours: 0 }, breaks: [] });
+    expect((await reconcile(dayOf(elsewhere))).body).toMatchObject({
+      status: 'breaks', payments: { bank: 0, ours: 1 },
+      breaks: [{ kind: 'unexpected_payment', reference: transactionId, ours: 16, bank: null }],
+    });
+  });
+
   it('unmatched_credit: a payment for a qrId the bank never issued for us, and one in USD on a QR of ours', async () => {
     const stranger = s.bank.pay('99999999999999999999', { amount: 10 }) as { transactionId: string };
     const qr = await createQr(5);
