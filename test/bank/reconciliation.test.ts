@@ -278,6 +278,7 @@ describe.each(databaseKinds())('reconciliation with Banco Económico on %s', (ki
   it('reconciles from 01:00 the previous day once it is swept, once, logs the counts by kind, and /metrics reports them', async () => {
     const metricLines = async () => (await s.t.request<string>('GET', '/metrics')).text.split('\n').filter((line) => line.startsWith('mps_rail_reconciliation_'));
     expect(await metricLines()).toEqual([]); // nothing reconciled yet
+    await createQr(1); // the sweep reads no day before the rail's first QR
     const stranger = s.bank.pay('99999999999999999997', { amount: 987.65, senderName: 'ROSA QUISPE', senderAccount: '******4321' }) as { transactionId: string };
     s.bank.setKnobs({ faults: { batchUpload: { kind: 'http500' } } });
     await transfer(12);
@@ -318,6 +319,7 @@ describe.each(databaseKinds())('reconciliation with Banco Económico on %s', (ki
   });
 
   it('waits for the sweep, and asks again later when the bank did not answer', async () => {
+    await createQr(1); // the sweep reads no day before the rail's first QR
     const tomorrow = dayOf(new Date(s.t.clock.now().getTime() + DAY_MS));
     s.t.clock.set(parseWallClock(`${tomorrow} 02:00:00`, ZONE)!.toISOString());
     const runs = async () => Number((await s.t.db.query<{ n: number }>('select count(*)::int as n from rail_reconciliations')).rows[0]!.n);
