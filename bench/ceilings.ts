@@ -8,19 +8,18 @@
 // The machine is shared and noisy: the three are run in turn, ROUNDS times, and each reports its median
 // round. The tables live in a scratch database `mps_bench_<random>`, dropped at the end.
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/ceilings.ts [seconds per run, 5] [rounds, 3]
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { autocannonPercentiles, median, reportFigures, samplePercentiles, type Figure } from './lib/figures.ts';
+import { startBareFastify, type BareFastify } from './lib/bare-fastify.ts';
 import { adminQuery } from './scratch-database.ts';
-import { anyFreePort } from '../faults/ports.ts';
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECONDS = Number(process.argv[2] ?? 5);
@@ -29,24 +28,11 @@ const CONNECTIONS = 50;
 const PGBENCH_CLIENTS = 10;
 const PK_ROWS = 1_000;
 const BALANCE_ROWS = 200;
-const PORT = await anyFreePort();
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** One round of one ceiling: its rate and its latency distribution. */
 interface Run { perSecond: number; p50Ms: number; p99Ms: number; percentiles: Array<[number, number]> }
 
 const progress = (line: string) => process.stdout.write(`[ceilings] ${line}\n`);
-
-/** bench/bare-fastify.ts as a child process (not in this one, where autocannon runs), once it listens. */
-function startBareFastify(databaseUrl: string): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-fastify.ts', String(PORT)], {
-      cwd: ROOT, env: { ...process.env, BENCH_PK_DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('bare fastify on')) resolve(child); });
-    child.on('exit', (code) => reject(new Error(`bench/bare-fastify.ts exited with ${code}`)));
-  });
-}
 
 async function load(name: string, options: autocannon.Options): Promise<Run> {
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
@@ -56,10 +42,10 @@ async function load(name: string, options: autocannon.Options): Promise<Run> {
 }
 
 /** GET /pk/{id}, the ids in turn: every request reads another row, as the service's reads do. */
-function roundRobinPk(): autocannon.Options {
+function roundRobinPk(url: string): autocannon.Options {
   let next = 0;
   return {
-    url: `http://127.0.0.1:${PORT}`,
+    url,
     requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: `/pk/${(next++ % PK_ROWS) + 1}` }) }],
   };
 }
@@ -130,18 +116,18 @@ async function main(): Promise<void> {
   const database = `mps_bench_${randomBytes(4).toString('hex')}`;
   await adminQuery(SERVER_URL, `create database ${database}`);
   const databaseUrl = databaseUrlWithName(SERVER_URL, database);
-  let bare: ChildProcess | null = null;
+  let bare: BareFastify | null = null;
   try {
     await createTables(databaseUrl);
-    bare = await startBareFastify(databaseUrl);
-    const hello: autocannon.Options = { url: `http://127.0.0.1:${PORT}/hello` };
+    bare = await startBareFastify({ pkDatabaseUrl: databaseUrl });
+    const hello: autocannon.Options = { url: `${bare.url}/hello` };
     // JIT, and the pool's 10 connections opened, before anything counts.
     await load('warm-up', { ...hello, duration: 2 });
-    await load('warm-up', { ...roundRobinPk(), duration: 2 });
+    await load('warm-up', { ...roundRobinPk(bare.url), duration: 2 });
     const runs: Record<'hello' | 'pk' | 'pgbench', Run[]> = { hello: [], pk: [], pgbench: [] };
     for (let round = 1; round <= ROUNDS; round++) {
       runs.hello.push(await load('GET /hello', hello));
-      runs.pk.push(await load('GET /pk/{id}', roundRobinPk()));
+      runs.pk.push(await load('GET /pk/{id}', roundRobinPk(bare.url)));
       runs.pgbench.push(await pgbench(databaseUrl));
       progress(`round ${round}/${ROUNDS}: /hello ${Math.round(runs.hello.at(-1)!.perSecond)} req/s, /pk/{id} ${Math.round(runs.pk.at(-1)!.perSecond)} req/s, pgbench ${Math.round(runs.pgbench.at(-1)!.perSecond)} tps`);
     }
@@ -154,11 +140,7 @@ async function main(): Promise<void> {
     ]);
   } finally {
     // The server first: dropping the database `with (force)` would cut its pool's connections under it.
-    if (bare && bare.exitCode === null) {
-      const exited = new Promise((resolve) => bare!.once('exit', resolve));
-      bare.kill('SIGTERM');
-      await exited;
-    }
+    await bare?.stop();
     await adminQuery(SERVER_URL, `drop database if exists ${database} with (force)`);
   }
 }

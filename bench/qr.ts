@@ -3,7 +3,6 @@
 // Runs the real service (the compiled `dist/main.js`, bench/lib/service.ts) as its own process on a fresh PostgreSQL database with
 // RATE_LIMIT=off, and a bare Fastify process as the baseline.
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/qr.ts [seconds per run, 5] [rounds, 3]
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -12,33 +11,19 @@ import { databaseUrlWithName } from '../src/db/url.ts';
 import { adminQuery } from './scratch-database.ts';
 import QRCode from 'qrcode';
 import { autocannonPercentiles, reportFigures, type Figure } from './lib/figures.ts';
+import { startBareFastify, type BareFastify } from './lib/bare-fastify.ts';
+import { qrReadRequests } from './lib/requests.ts';
 import { startBenchService, type BenchService } from './lib/service.ts';
-import { anyFreePort } from '../faults/ports.ts';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const seconds = Number(process.argv[2] ?? 5);
 const ROUNDS = Number(process.argv[3] ?? 3);
-const BARE_PORT = await anyFreePort();
 /** The service's address, once started. */
 let serviceUrl = '';
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
 const CONNECTIONS = 50;
 
 const admin = (sql: string) => adminQuery(serverUrl, sql);
-
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const onData = (data: Buffer) => {
-      output += data.toString();
-      if (ready.test(output)) resolve(child);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)));
-  });
-}
 
 interface Result {
   name: string;
@@ -93,7 +78,7 @@ async function main(): Promise<void> {
   process.stdout.write(`cores ${availableParallelism()}, load average ${loadAverageAtStart.join(' ')}\n`);
   const database = `mps_bench_${randomBytes(4).toString('hex')}`;
   await admin(`create database ${database}`);
-  const children: ChildProcess[] = [];
+  let bare: BareFastify | null = null;
   let service: BenchService | null = null;
   try {
     service = await startBenchService({
@@ -107,38 +92,26 @@ async function main(): Promise<void> {
     // POS polling: 200 QRs polled round-robin.
     const qrs: any[] = [];
     for (let i = 0; i < 200; i++) qrs.push(await json('POST', '/api/v2/simple-qrs', JSON.parse(createBody), key));
-    const bare = await start(['bench/bare-fastify.ts', String(BARE_PORT), JSON.stringify(qrs[0])], {}, /bare fastify/);
-    children.push(bare);
+    bare = await startBareFastify({ qrShaped: qrs[0] });
     const etags = new Map<string, string>();
     for (const qr of qrs) {
       const response = await fetch(`${serviceUrl}/api/v2/simple-qrs/${qr.id}`, { headers: key });
       etags.set(qr.id, response.headers.get('etag')!);
     }
-    const roundRobin = (withTag: boolean) => {
-      let i = 0;
-      return [{
-        method: 'GET' as const,
-        setupRequest: (request: any) => {
-          const qr = qrs[i++ % qrs.length];
-          request.path = `/api/v2/simple-qrs/${qr.id}`;
-          request.headers = { ...key, ...(withTag ? { 'if-none-match': etags.get(qr.id)! } : {}) };
-          return request;
-        },
-      }];
-    };
+    const roundRobin = (withTag: boolean) => qrReadRequests(qrs.map((qr) => qr.id as string), merchant.api_key as string, withTag ? etags : undefined);
 
     const libraryRate = await qrcodeLibraryRate(qrs[0].qr_payload);
     process.stdout.write(`qrcode.toDataURL single thread: ${libraryRate}/s\n`);
 
     const warm = { duration: 2 };
-    const hello: autocannon.Options = { url: `http://127.0.0.1:${BARE_PORT}/hello` };
+    const hello: autocannon.Options = { url: `${bare.url}/hello` };
     await run('warm-up', { ...hello, ...warm });
     await run('warm-up', { url: `${serviceUrl}`, requests: roundRobin(false), ...warm });
     // The machine is shared and its speed swings from one run to the next (bare /hello alone has moved by
     // 2x between two runs 30 s apart). So every case is run between two runs of the bare /hello baseline
     // and divided by their mean, in ROUNDS rounds; the report gives each case's median round.
     const cases: Array<[string, autocannon.Options, string[]?]> = [
-      ['bare Fastify GET, static QR-sized body', { url: `http://127.0.0.1:${BARE_PORT}/qr-shaped` }],
+      ['bare Fastify GET, static QR-sized body', { url: `${bare.url}/qr-shaped` }],
       ['service GET /healthz (the app\'s hooks, no database)', { url: `${serviceUrl}/healthz` }],
       ['GET /api/v2/simple-qrs/{id}', { url: `${serviceUrl}`, requests: roundRobin(false) }],
       // One QR through a fixed URL and headers, like the baselines: autocannon's per-request setupRequest
@@ -184,8 +157,7 @@ async function main(): Promise<void> {
     reportFigures(figuresOf(results, rounds));
   } finally {
     await service?.stop();
-    for (const child of children) child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await bare?.stop();
     await admin(`drop database if exists ${database} with (force)`);
   }
 }

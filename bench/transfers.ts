@@ -11,25 +11,21 @@
 // Each round also sends the many-merchants load over twice the connections: no target, it shows how the
 // throughput depends on how many requests are waiting to share a batch. Each load also reports where the
 // machine's CPU went (bench/lib/cpu.ts): the service, PostgreSQL, this process as load generator, idle.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import * as ledger from '../src/ledger/service.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
-import { centavos } from '../src/money.ts';
 import { describeCpu, measureCpu, type CpuSplit } from './lib/cpu.ts';
 import { autocannonPercentiles, median, reportFigures, type Figure } from './lib/figures.ts';
-import { transferRequests } from './lib/requests.ts';
+import { createMerchants, fundMerchants } from './lib/merchants.ts';
+import { createDebitInsertTables, DEBIT_INSERT_CEILING, runDebitInsert } from './lib/pgbench.ts';
+import { transferRequests, type BenchMerchant as Merchant } from './lib/requests.ts';
 import { startBenchService, type BenchService } from './lib/service.ts';
 
-const run = promisify(execFile);
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -41,9 +37,6 @@ const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
 let serviceUrl = '';
 let servicePid: number | undefined;
 
-interface Merchant { businessCode: number; apiKey: string }
-
-
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
@@ -51,46 +44,6 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
     return await work(client);
   } finally {
     await client.end();
-  }
-}
-
-async function createMerchants(count: number): Promise<Merchant[]> {
-  const merchants: Merchant[] = [];
-  for (let i = 0; i < count; i++) {
-    const response = await fetch(`${serviceUrl}/admin/v1/merchants`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `Bench ${i}`, ach_enabled: true }),
-    });
-    const body = (await response.json()) as { business_code: number; api_key: string };
-    merchants.push({ businessCode: body.business_code, apiKey: body.api_key });
-  }
-  return merchants;
-}
-
-/** The debit of ledger's debitAvailable plus one insert: a transfer's irreducible work (on copies of the tables). */
-function baselineScript(first: number, last: number): string {
-  return `\\set bc random(${first}, ${last})
-BEGIN;
-UPDATE bench_baseline_balances SET available_centavos = available_centavos - 100, pending_out_centavos = pending_out_centavos + 100, updated_at = now()
- WHERE business_code = :bc AND available_centavos >= 100;
-INSERT INTO bench_baseline_transfers (business_code, amount_centavos, created_at) VALUES (:bc, 100, now());
-END;
-`;
-}
-
-async function pgbench(databaseUrl: string, scriptText: string): Promise<{ tps: number }> {
-  const script = path.join(os.tmpdir(), `mps-bench-${process.pid}-${randomBytes(3).toString('hex')}.sql`);
-  fs.writeFileSync(script, scriptText);
-  const url = new URL(databaseUrl);
-  try {
-    const { stdout } = await run('pgbench', [
-      '-n', '-f', script, '-c', String(pgbenchClients), '-j', '2', '-T', String(durationSeconds),
-      '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username) || 'postgres', url.pathname.slice(1),
-    ], { maxBuffer: 10 * 1024 * 1024 });
-    return { tps: Number(/tps = ([0-9.]+)/.exec(stdout)?.[1] ?? 'NaN') };
-  } finally {
-    fs.rmSync(script, { force: true });
   }
 }
 
@@ -120,25 +73,20 @@ async function main(): Promise<void> {
   try {
     const db = await openPostgres({ url: databaseUrl, queryTimeoutMs: 0 }); // the ledger check over every transfer may take longer than a request may
     await migrate(db);
-    // The baseline works on copies of the tables, so the service's ledger stays consistent.
-    await db.query('create table bench_baseline_transfers (id bigint generated always as identity primary key, business_code bigint not null, amount_centavos bigint not null, created_at timestamptz not null)');
     service = await startBenchService({ DATABASE_URL: databaseUrl, ADMIN_TOKEN });
     serviceUrl = service.url;
     servicePid = service.process.pid;
-    const merchants = await createMerchants(merchantCount);
-    for (const merchant of merchants) {
-      await db.transaction((tx) => ledger.credit(tx, { businessCode: merchant.businessCode, amountCentavos: centavos(100_000_000), reference: 'bench funding', snapshot: {}, now: new Date() }));
-    }
-
-    await db.query('create table bench_baseline_balances (like balances including all)');
-    await db.query('insert into bench_baseline_balances select * from balances');
+    const merchants = await createMerchants(serviceUrl, ADMIN_TOKEN, merchantCount);
+    await fundMerchants(db, merchants);
+    // The baseline works on copies of the tables, so the service's ledger stays consistent.
+    await createDebitInsertTables(db);
     const first = merchants[0]!.businessCode;
     const last = merchants.at(-1)!.businessCode;
     // Each round measures the baseline and both loads back to back, so every ratio compares runs minutes apart at most.
     const measured: Array<{ baseline: number; many: Load; hot: Load | null; wide: Load | null }> = [];
     for (let round = 1; round <= rounds; round++) {
       const baselineCpu = measureCpu(undefined);
-      const baseline = (await pgbench(databaseUrl, baselineScript(first, last))).tps;
+      const baseline = await runDebitInsert({ databaseUrl, first, last, clients: pgbenchClients, seconds: durationSeconds });
       const pgbenchCpu = baselineCpu();
       const many = await loadTransfers(merchants);
       // BENCH_SKIP_HOT=1 measures only the many-merchants case (e.g. while profiling).
@@ -185,7 +133,7 @@ async function main(): Promise<void> {
 
 /** The median round of each load, by its ratio to the pgbench baseline of its own round. */
 function figuresOf(measured: Array<{ baseline: number; many: Load; hot: Load | null; wide: Load | null }>, batchSizes: { many: string; hot: string }): Figure[] {
-  const ceiling = 'pgbench debit + insert';
+  const ceiling = DEBIT_INSERT_CEILING;
   const figure = (name: string, loads: Array<{ baseline: number; load: Load }>, target: number | null, note: string, over = connections): Figure => {
     const ratios = loads.map(({ baseline, load }) => load.perSecond / baseline);
     const middle = loads[ratios.indexOf(median(ratios))]!;

@@ -13,15 +13,20 @@ export interface CpuSplit {
   postgres: number;
   loadGenerator: number;
   idle: number;
+  /** Other processes of the benchmark asked for by name (a bank simulator, a second service). */
+  others?: Record<string, number>;
 }
 
-interface Sample { at: number; service: number; postgres: Map<number, number>; self: number; idle: number }
+interface Sample { at: number; service: number; postgres: Map<number, number>; self: number; idle: number; others: Record<string, number> }
 
-/** Starts measuring; the returned function stops and answers the split (null off Linux). No service: its share is 0. */
-export function measureCpu(servicePid: number | undefined): () => CpuSplit | null {
-  const start = sample(servicePid);
+/**
+ * Starts measuring; the returned function stops and answers the split (null off Linux). No service: its
+ * share is 0. `others` names further processes to account for, by pid.
+ */
+export function measureCpu(servicePid: number | undefined, others: Record<string, number | undefined> = {}): () => CpuSplit | null {
+  const start = sample(servicePid, others);
   return () => {
-    const end = sample(servicePid);
+    const end = sample(servicePid, others);
     if (!start || !end) return null;
     const seconds = (end.at - start.at) / 1000;
     const cores = (ticks: number) => Math.round((ticks / TICKS_PER_SECOND / seconds) * 100) / 100;
@@ -34,16 +39,20 @@ export function measureCpu(servicePid: number | undefined): () => CpuSplit | nul
       // process.cpuUsage() is in microseconds.
       loadGenerator: cores(((end.self - start.self) / 1e6) * TICKS_PER_SECOND),
       idle: cores(end.idle - start.idle),
+      ...(Object.keys(others).length === 0 ? {} : {
+        others: Object.fromEntries(Object.keys(others).map((name) => [name, cores(end.others[name]! - start.others[name]!)])),
+      }),
     };
   };
 }
 
 export function describeCpu(split: CpuSplit | null): string {
   if (!split) return 'CPU split not measured (no /proc)';
-  return `CPU in cores of ${os.cpus().length}: service ${split.service}, PostgreSQL ${split.postgres}, load generator ${split.loadGenerator}, idle ${split.idle}`;
+  const others = Object.entries(split.others ?? {}).map(([name, cores]) => `, ${name} ${cores}`).join('');
+  return `CPU in cores of ${os.cpus().length}: service ${split.service}, PostgreSQL ${split.postgres}${others}, load generator ${split.loadGenerator}, idle ${split.idle}`;
 }
 
-function sample(servicePid: number | undefined): Sample | null {
+function sample(servicePid: number | undefined, others: Record<string, number | undefined>): Sample | null {
   if (!fs.existsSync('/proc/stat')) return null;
   const usage = process.cpuUsage();
   return {
@@ -53,6 +62,7 @@ function sample(servicePid: number | undefined): Sample | null {
     self: usage.user + usage.system,
     // The first line of /proc/stat: cpu user nice system idle iowait ...; idle is the fourth number.
     idle: Number(fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)[4]),
+    others: Object.fromEntries(Object.entries(others).map(([name, pid]) => [name, pid === undefined ? 0 : ticksOf(pid)])),
   };
 }
 

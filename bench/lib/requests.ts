@@ -26,3 +26,18 @@ export function transferRequests(merchants: readonly BenchMerchant[]): autocanno
     },
   }];
 }
+
+/**
+ * GET /api/v2/simple-qrs/{id} (a POS polling its QR), round-robin over `qrIds`, with the merchant's key and,
+ * when `etags` is given, each QR's ETag as If-None-Match (answered 304).
+ */
+export function qrReadRequests(qrIds: readonly string[], apiKey: string, etags?: ReadonlyMap<string, string>): autocannon.Request[] {
+  let next = 0;
+  return [{
+    method: 'GET',
+    setupRequest: (request) => {
+      const id = qrIds[next++ % qrIds.length]!;
+      return { ...request, path: `/api/v2/simple-qrs/${id}`, headers: { 'x-api-key': apiKey, ...(etags ? { 'if-none-match': etags.get(id)! } : {}) } };
+    },
+  }];
+}
