@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark in one go, then BENCHMARKS.md's "Latest run" and bench/latency.svg.
 //
-//   npm run bench                      # everything (about 15–20 minutes; PostgreSQL needed)
+//   npm run bench                      # everything (about 20–25 minutes; PostgreSQL needed)
 //   npm run bench -- qr transfers      # only these scripts (the report says which were left out)
 //
 // BENCH_DATABASE_URL names the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres);
@@ -32,6 +32,7 @@ const SCRIPTS: Array<{ name: string; args: string[]; env?: Record<string, string
   { name: 'ceilings', args: ['bench/ceilings.ts'] },
   { name: 'qr', args: ['bench/qr.ts', '5', '3'] },
   { name: 'transfers', args: ['bench/transfers.ts'] },
+  { name: 'bank', args: ['bench/bank.ts'] },
   { name: 'movements', args: ['bench/movements.ts'] },
   { name: 'statement', args: ['bench/statement.ts', '1000000'] },
   { name: 'webhooks', args: ['bench/webhooks-throughput.ts', '5000'] },

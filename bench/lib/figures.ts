@@ -6,12 +6,12 @@ import type { Result } from 'autocannon';
 
 export interface Figure {
   /** The section of BENCHMARKS.md it belongs to (bench/run.ts lists them). */
-  group: 'ceilings' | 'qr' | 'transfers' | 'history' | 'webhooks' | 'pglite' | 'scale' | 'replica';
+  group: 'ceilings' | 'qr' | 'transfers' | 'bank' | 'history' | 'webhooks' | 'pglite' | 'scale' | 'replica';
   /** What was measured, as a reader should see it: "GET /api/v2/simple-qrs/{id}, 200 QRs round-robin". */
   name: string;
   /** The throughput (or, for a latency-only figure, its p99) in `unit`. */
   value: number;
-  unit: 'req/s' | 'tps' | 'transfers/s' | 'deliveries/s' | 'rows/s' | 'ms' | '×';
+  unit: 'req/s' | 'tps' | 'transfers/s' | 'QRs/s' | 'deliveries/s' | 'rows/s' | 'ms' | '×';
   p50Ms?: number;
   p99Ms?: number;
   /** The machine's ceiling this figure is divided by, measured in the same run. */

@@ -22,6 +22,7 @@ export interface RunFacts {
 const SECTIONS: Array<{ group: Figure['group']; title: string }> = [
   { group: 'qr', title: 'QR pay-in (bench/qr.ts)' },
   { group: 'transfers', title: 'Transfers (bench/transfers.ts)' },
+  { group: 'bank', title: 'A bank rail, and a bank answering every call 5 s late (bench/bank.ts)' },
   { group: 'history', title: 'Movements, statement and export at a million rows (bench/movements.ts, bench/statement.ts)' },
   { group: 'webhooks', title: 'Webhooks (bench/webhooks-throughput.ts)' },
   { group: 'pglite', title: 'The embedded database (bench/pglite.ts)' },
