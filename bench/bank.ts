@@ -140,8 +140,8 @@ async function createQr(serviceUrl: string, merchant: BenchMerchant): Promise<st
 /** MERCHANTS funded merchants and QRS QRs of the first one, created ten at a time. */
 async function prepare(label: string, service: BenchService, databaseName: string): Promise<Side> {
   const db = await openPostgres({ url: databaseUrlWithName(SERVER_URL, databaseName), queryTimeoutMs: 0 });
-  const merchants = await createMerchants(service.url, ADMIN_TOKEN, MERCHANTS, `Bench ${label}`);
-  await fundMerchants(db, merchants);
+  const merchants = await createMerchants(service.url, ADMIN_TOKEN, MERCHANTS, `Bench ${label}`, 10);
+  await fundMerchants(db, merchants, 100_000_000, 10);
   const qrIds: string[] = [];
   for (let i = 0; i < QRS; i += 10) qrIds.push(...await Promise.all(Array.from({ length: 10 }, () => createQr(service.url, merchants[0]!))));
   return { label, service, db, databaseName, merchants, qrIds };
@@ -295,7 +295,7 @@ async function main(): Promise<void> {
     await hello(bare, 2);
     for (const which of ['sandbox', 'bank'] as const) {
       await load(`warm-up bare Fastify, ${which} QR's body`, { url: `${shaped[which].bare.url}/qr-shaped`, duration: 2 }, undefined);
-      await load(`warm-up GET (${which})`, { ...getOptions(sideOf[which]), duration: 2 }, undefined);
+      await load(`warm-up GET (${which})`, { ...getOptions(sideOf[which]), duration: 3 }, undefined);
     }
     for (const which of ['sandbox', 'bank'] as const) await load(`warm-up POST /api/v2/transfers (${which})`, { ...transferOptions(sideOf[which]), duration: 3 }, undefined);
     const first = sandbox.merchants[0]!.businessCode;

@@ -5,10 +5,9 @@ import * as ledger from '../../src/ledger/service.ts';
 import { centavos } from '../../src/money.ts';
 import type { BenchMerchant } from './requests.ts';
 
-/** `count` merchants with ACH pay-outs enabled (POST /admin/v1/merchants), one after another. */
-export async function createMerchants(serviceUrl: string, adminToken: string, count: number, namePrefix = 'Bench'): Promise<BenchMerchant[]> {
-  const merchants: BenchMerchant[] = [];
-  for (let i = 0; i < count; i++) {
+/** `count` merchants with ACH pay-outs enabled (POST /admin/v1/merchants), `concurrency` at a time; in business-code order. */
+export async function createMerchants(serviceUrl: string, adminToken: string, count: number, namePrefix = 'Bench', concurrency = 1): Promise<BenchMerchant[]> {
+  const createOne = async (i: number): Promise<BenchMerchant> => {
     const response = await fetch(`${serviceUrl}/admin/v1/merchants`, {
       method: 'POST',
       headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
@@ -16,16 +15,19 @@ export async function createMerchants(serviceUrl: string, adminToken: string, co
     });
     if (!response.ok) throw new Error(`POST /admin/v1/merchants: ${response.status} ${await response.text()}`);
     const body = (await response.json()) as { business_code: number; api_key: string };
-    merchants.push({ businessCode: body.business_code, apiKey: body.api_key });
+    return { businessCode: body.business_code, apiKey: body.api_key };
+  };
+  const merchants: BenchMerchant[] = [];
+  for (let i = 0; i < count; i += concurrency) {
+    merchants.push(...await Promise.all(Array.from({ length: Math.min(concurrency, count - i) }, (_, j) => createOne(i + j))));
   }
-  return merchants;
+  return merchants.sort((a, b) => a.businessCode - b.businessCode);
 }
 
-/** Credits each merchant `amountCentavos`, one transaction each. */
-export async function fundMerchants(db: Database, merchants: readonly BenchMerchant[], amountCentavos = 100_000_000): Promise<void> {
-  for (const merchant of merchants) {
-    await db.transaction((tx) => ledger.credit(tx, {
-      businessCode: merchant.businessCode, amountCentavos: centavos(amountCentavos), reference: 'bench funding', snapshot: {}, now: new Date(),
-    }));
-  }
+/** Credits each merchant `amountCentavos`, one transaction each, `concurrency` at a time. */
+export async function fundMerchants(db: Database, merchants: readonly BenchMerchant[], amountCentavos = 100_000_000, concurrency = 1): Promise<void> {
+  const fundOne = (merchant: BenchMerchant) => db.transaction((tx) => ledger.credit(tx, {
+    businessCode: merchant.businessCode, amountCentavos: centavos(amountCentavos), reference: 'bench funding', snapshot: {}, now: new Date(),
+  }));
+  for (let i = 0; i < merchants.length; i += concurrency) await Promise.all(merchants.slice(i, i + concurrency).map(fundOne));
 }
