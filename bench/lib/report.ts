@@ -59,7 +59,9 @@ export function renderMarkdown(figures: Figure[], facts: RunFacts, plotPath: str
     for (const f of rows) {
       const ratio = f.ceiling ? `**${(f.value / f.ceiling.value).toFixed(2)}×** ${cell(f.ceiling.name)} (${number(f.ceiling.value)})` : '';
       const target = f.target ? `${cell(f.target.text)}: ${f.target.met ? 'met' : '**not met**'}` : '';
-      lines.push(`| ${cell(f.name)} | ${number(f.value)} ${f.unit} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${ratio} | ${target} | ${cell(f.note ?? '')} |`);
+      // A quotient of two ratios is read against a bar such as 0.90: always two decimals (1.00, not 1).
+      const figure = f.unit === '×' ? `${f.value.toFixed(2)} ×` : `${number(f.value)} ${f.unit}`;
+      lines.push(`| ${cell(f.name)} | ${figure} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${ratio} | ${target} | ${cell(f.note ?? '')} |`);
     }
     lines.push('');
   }
