@@ -1,6 +1,6 @@
-// `mps rails sweep --date YYYY-MM-DD` (docs/rails.md): the daily sweep on demand. RAIL=baneco is refused from
-// the environment until the rail is complete, so what a process can show here is the command's checks; the
-// sweep itself (sweepRailDay, the same call) is exercised against the bank simulator in pay-in.test.ts.
+// `mps rails sweep --date YYYY-MM-DD` (docs/rails.md): the daily sweep on demand — the command's own checks
+// here; the sweep itself (sweepRailDay, the same call) is exercised against the bank simulator in
+// sweep.test.ts and pay-in.test.ts, and as a CLI process against a bank rail by `npm run faults -- bank`.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

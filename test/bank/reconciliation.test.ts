@@ -400,9 +400,9 @@ describe.each(databaseKinds())('reconciliation on the sandbox rail on %s', (kind
   });
 });
 
-// RAIL=baneco is refused from the environment in this version (src/config.ts), so a CLI process cannot be
-// pointed at the simulator: what it can show is its checks and its refusal on the sandbox rail. The
-// reconciliation it runs (reconcileOnDemand) is the API's, exercised above.
+// The command's own checks and its refusal on the sandbox rail. The reconciliation it runs
+// (reconcileOnDemand) is the API's, exercised above against the simulator; `npm run faults -- bank` runs
+// the CLI's sibling, `mps rails sweep`, as a process against a bank rail.
 describe('mps rails reconcile', { timeout: 60_000 }, () => {
   let root: string;
   beforeAll(() => {
