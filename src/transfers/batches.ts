@@ -15,7 +15,7 @@ import type { RailName } from '../rails/names.ts';
 import type { BatchPayOut, RailItemReport } from '../rails/pay-out.ts';
 import * as batchStore from './batch-store.ts';
 import type { BatchRow } from './batch-store.ts';
-import { moveToCompleted, moveToFailed, moveToInTransit, railOrderOf } from './service.ts';
+import { moveAllToInTransit, moveToCompleted, moveToFailed, railOrderOf } from './service.ts';
 import * as store from './store.ts';
 import type { TransferRow } from './store.ts';
 
@@ -31,9 +31,7 @@ export async function cutBatch(db: Database, rail: RailName, maxItems: number, n
     const pending = await store.claimPendingTransfers(tx, maxItems);
     if (pending.length === 0) return null;
     const batch = await batchStore.insertBatch(tx, { rail, transfers: pending.map((row) => ({ id: row.id, amountCentavos: row.amount_centavos })) }, now);
-    const transfers: TransferRow[] = [];
-    for (const row of pending) transfers.push(await moveToInTransit(tx, row, null, now));
-    return { batch, transfers };
+    return { batch, transfers: await moveAllToInTransit(tx, pending, now) };
   });
 }
 

@@ -268,6 +268,22 @@ export async function moveToInTransit(tx: Transaction, row: TransferRow, railRef
   return moved;
 }
 
+/**
+ * PENDING → IN_TRANSIT for the transfers a bank batch holds, claimed and locked by the caller: one UPDATE
+ * and one insert of their events, whatever their number (no journal entry on the way).
+ */
+export async function moveAllToInTransit(tx: Transaction, rows: readonly TransferRow[], now: Date): Promise<TransferRow[]> {
+  const moved = await store.markTransfersInTransit(tx, rows.map((row) => row.id), now);
+  if (moved.length !== rows.length) throw new Error(`${rows.length - moved.length} claimed transfers left PENDING before their batch was written`);
+  await events.emitEach(tx, moved.map((row) => ({
+    owner: { kind: 'merchant', businessCode: row.business_code } as const,
+    type: EVENT_OF_STATUS.IN_TRANSIT,
+    data: toTransferResource(row),
+    now,
+  })));
+  return moved;
+}
+
 /** IN_TRANSIT → COMPLETED: the settlement entry. */
 export async function moveToCompleted(tx: Transaction, row: TransferRow, railReference: string | null, now: Date): Promise<TransferRow> {
   const moved = await store.markTransferCompleted(tx, row.business_code, row.id, railReference, now);

@@ -216,3 +216,14 @@ export async function findTransfersForUpdate(tx: Queryable, ids: readonly number
   );
   return rows.map(fromStored);
 }
+
+/** PENDING → IN_TRANSIT for several transfers at once (a bank batch just written holds them); in id order. */
+export async function markTransfersInTransit(tx: Queryable, ids: readonly number[], now: Date): Promise<TransferRow[]> {
+  const { rows } = await tx.query<StoredTransfer>(
+    `update transfers set status = 'IN_TRANSIT', rail_reference = null, updated_at = $2::timestamptz
+      where id = any($1::bigint[]) and status = 'PENDING'
+      returning ${TRANSFER_COLUMNS}`,
+    [ids, now],
+  );
+  return rows.map(fromStored).sort((a, b) => a.id - b.id);
+}
