@@ -3,7 +3,6 @@
 // and what the test adds in plain sight. Each runs in its own process group, so stopping it stops npm and
 // what npm started, and everything it writes is kept: the logs are part of what a test checks.
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -60,24 +59,26 @@ export function startCommand(command: string, env: Record<string, string>): DocP
   };
 }
 
-/** A port nothing listens on now (taken and given back: the process that needs it binds it itself). */
-export async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+export { freePort } from '../helpers/baneco.ts';
 
 /** Runs `command` in bash to its end, as `startCommand` would (40 s at most: then its group is killed). */
-export function runToEnd(command: string, env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function runToEnd(command: string, env: Record<string, string> = {}): Promise<RunResult> {
+  return runProgram('bash', ['-c', command], { cwd: ROOT, env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env } });
+}
+
+export interface RunResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a program to its end, asynchronously (a service answering it may live in this process), in its own
+ * process group, so the 40 s timeout kills what it started too (curl, npx), not the program alone.
+ */
+export function runProgram(file: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(file, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -10,7 +10,6 @@
 //     sandbox pays a second later); it must finish.
 // A block that cannot run here says so and why in a `<!-- not run: reason -->` line before it; a block
 // that shows a whole file is `<!-- sample: path -->` (test/docs/samples.test.ts, and the file runs).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +20,7 @@ import type { SandboxCredentials } from '../../src/merchants/sandbox-setup.ts';
 import { startService } from '../../src/startup.ts';
 import { trackOpen } from '../helpers/open-resources.ts';
 import { ALL_BLOCKS, CODE_LANGUAGES, commandsOf, SHOWN_LANGUAGES, type Command } from './doc-blocks.ts';
+import { runProgram } from './processes.ts';
 
 const ADMIN_TOKEN = 'docs-samples-admin-token-0123456789abcdef';
 const runnable = ALL_BLOCKS.filter((block) => CODE_LANGUAGES.has(block.lang) && !block.marker);
@@ -72,24 +72,6 @@ function outputPattern(line: string): RegExp {
   return new RegExp(escaped);
 }
 
-/** Runs a program to its end (asynchronously: the service answering it lives in this process). */
-function run(file: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // Its own process group, so a timeout kills what it started too (curl, npx), not bash alone.
-    const child = spawn(file, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 40_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
-
 async function runShell(command: Command, session: Session, cwd: string): Promise<void> {
   const text = fill(command.text, session);
   const where = `\n$ ${text}`;
@@ -97,7 +79,7 @@ async function runShell(command: Command, session: Session, cwd: string): Promis
   // A variable the page sets (`KEY=mk_test_…`, `IDEM=$(node -p …)`) is kept for its later commands.
   const assignment = /^([A-Z_][A-Z0-9_]*)=(\$\(.*\)|\S+)$/.exec(text.trim());
   if (assignment) {
-    const result = await run('bash', ['-c', `${text.trim()} && printf '%s' "$${assignment[1]}"`], { cwd, env });
+    const result = await runProgram('bash', ['-c', `${text.trim()} && printf '%s' "$${assignment[1]}"`], { cwd, env });
     expect(result.status, `${where}\nexited ${result.status}: ${result.stderr}`).toBe(0);
     session.vars[assignment[1]!] = result.stdout;
     return;
@@ -108,7 +90,7 @@ async function runShell(command: Command, session: Session, cwd: string): Promis
   // A program of the repository runs where a reader runs it, at its root (and may not write there).
   const atRoot = /\bexamples\//.test(text);
   if (atRoot) expect(text, `${where}\nwould write into the repository`).not.toMatch(/>|\s-o\s/);
-  const result = await run('bash', ['-c', prelude + text], { cwd: atRoot ? process.cwd() : cwd, env });
+  const result = await runProgram('bash', ['-c', prelude + text], { cwd: atRoot ? process.cwd() : cwd, env });
   expect(result.status, `${where}\nexited ${result.status}: ${result.stderr}${result.stdout}`).toBe(0);
   const statuses = [...result.stderr.matchAll(/HTTP_STATUS=(\d{3})/g)].map((match) => Number(match[1]));
   const curls = text.match(/(?:^|[\s;&|(])curl\s/g)?.length ?? 0;
@@ -138,7 +120,7 @@ if (created.status !== 201) throw new Error('the prelude could not create a QR: 
 const id = (await created.json()).id;
 setTimeout(() => fetch(base + '/api/v2/sandbox/simple-qrs/' + id + '/payments', { method: 'POST', headers: { 'X-API-KEY': key } }), 1000);
 `;
-  const result = await run(process.execPath, ['--input-type=module', '-e', prelude + code], { cwd });
+  const result = await runProgram(process.execPath, ['--input-type=module', '-e', prelude + code], { cwd });
   expect(result.status, `${code}\nexited ${result.status}: ${result.stderr}`).toBe(0);
 }
 
