@@ -5,6 +5,7 @@ import type { Queryable, Transaction } from '../db/database.ts';
 import { notFound } from '../kernel/errors.ts';
 import * as ledger from '../ledger/service.ts';
 import { generateApiKey, type KeyKind } from './keys.ts';
+import { FREE_PLAN, type PricePlan } from './pricing.ts';
 import * as store from './store.ts';
 import type { ApiKeyRow, KeyOwnerRow, MerchantRow, MerchantStatus, PartnerRow } from './store.ts';
 import type { FullAccountNumber } from '../masking.ts';
@@ -104,6 +105,8 @@ export interface PaymentStanding {
   acceptsPayments: boolean;
   /** The platform's own merchant account: what it collects are activation fees, not sales. */
   isPlatform: boolean;
+  /** The plan in force when the payment is recorded (docs/fees.md: a plan change applies forward only). */
+  plan: PricePlan;
 }
 
 /**
@@ -112,7 +115,16 @@ export interface PaymentStanding {
  */
 export async function paymentStanding(tx: Transaction, businessCode: number): Promise<PaymentStanding> {
   const merchant = await store.lockMerchantStatus(tx, businessCode);
-  return { acceptsPayments: merchant?.status === 'active', isPlatform: merchant?.is_platform ?? false };
+  return {
+    acceptsPayments: merchant?.status === 'active',
+    isPlatform: merchant?.is_platform ?? false,
+    plan: merchant ? store.toPricePlan(merchant) : FREE_PLAN,
+  };
+}
+
+/** The plans of the merchants a batch of transfers debits, read under a share lock in its transaction. */
+export async function lockPricePlans(tx: Transaction, businessCodes: readonly number[]): Promise<Map<number, PricePlan>> {
+  return store.lockPricePlans(tx, businessCodes);
 }
 
 export async function getMerchant(db: Queryable, businessCode: number): Promise<MerchantRow> {

@@ -2,6 +2,8 @@
 import type { Queryable } from '../db/database.ts';
 import type { KeyOwnerKind } from './keys.ts';
 import { FullAccountNumber, revealAccountNumber } from '../masking.ts';
+import type { Centavos } from '../money.ts';
+import type { PricePlan } from './pricing.ts';
 
 export type MerchantStatus = 'active' | 'suspended';
 
@@ -95,12 +97,38 @@ export async function findMerchant(tx: Queryable, businessCode: number): Promise
  * The merchant's status, share-locked until the caller's transaction ends: a payment that reads `active`
  * commits before a suspension can, and one that starts after a suspension waits for it and reads it.
  */
-export async function lockMerchantStatus(tx: Queryable, businessCode: number): Promise<{ status: MerchantStatus; is_platform: boolean } | undefined> {
-  const { rows } = await tx.query<{ status: MerchantStatus; is_platform: boolean }>(
-    'select status, is_platform from merchants where business_code = $1::bigint for share',
+export async function lockMerchantStatus(tx: Queryable, businessCode: number): Promise<({ status: MerchantStatus; is_platform: boolean } & PricePlanColumns) | undefined> {
+  const { rows } = await tx.query<{ status: MerchantStatus; is_platform: boolean } & PricePlanColumns>(
+    `select status, is_platform, ${PRICE_PLAN_COLUMNS} from merchants where business_code = $1::bigint for share`,
     [businessCode],
   );
   return rows[0];
+}
+
+/** The price plan columns of migration 022. */
+export interface PricePlanColumns {
+  fee_qr_basis_points: number;
+  fee_qr_fixed_centavos: Centavos;
+  fee_transfer_fixed_centavos: Centavos;
+}
+
+const PRICE_PLAN_COLUMNS = 'fee_qr_basis_points, fee_qr_fixed_centavos, fee_transfer_fixed_centavos';
+
+export function toPricePlan(row: PricePlanColumns): PricePlan {
+  return { qrBasisPoints: row.fee_qr_basis_points, qrFixed: row.fee_qr_fixed_centavos, transferFixed: row.fee_transfer_fixed_centavos };
+}
+
+/**
+ * The plans of several merchants, share-locked until the caller's transaction ends, like the status a
+ * payment reads: a plan change waits for the transfers being created under the old plan and applies to
+ * every one created after it.
+ */
+export async function lockPricePlans(tx: Queryable, businessCodes: readonly number[]): Promise<Map<number, PricePlan>> {
+  const { rows } = await tx.query<{ business_code: number } & PricePlanColumns>(
+    `select business_code, ${PRICE_PLAN_COLUMNS} from merchants where business_code = any($1::bigint[]) order by business_code for share`,
+    [[...new Set(businessCodes)]],
+  );
+  return new Map(rows.map((row) => [Number(row.business_code), toPricePlan(row)]));
 }
 
 export async function listMerchants(tx: Queryable): Promise<MerchantRow[]> {
