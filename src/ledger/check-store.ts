@@ -77,7 +77,8 @@ export async function findAccountMismatches(tx: Queryable): Promise<LedgerProble
        select b.business_code, head.account, head.balance
          from balances b
         cross join lateral (values ('available', b.available_centavos), ('pending_out', b.pending_out_centavos),
-                                   ('qr_clearing', b.qr_clearing_centavos), ('ach_clearing', b.ach_clearing_centavos)) as head(account, balance)
+                                   ('qr_clearing', b.qr_clearing_centavos), ('ach_clearing', b.ach_clearing_centavos),
+                                   ('revenue', b.revenue_centavos)) as head(account, balance)
      )
      select 'account_balance' as check, h.business_code,
             format('%s is %s centavos on the balance row but its postings sum to %s', h.account, h.balance, coalesce(s.total, 0)) as detail
@@ -105,32 +106,40 @@ export async function findRunningBalanceBreaks(tx: Queryable): Promise<LedgerPro
 }
 
 /**
- * Movements the journal does not agree with: each movement has its opening entry, its `available`
- * postings sum to its amount while it counts (0 once FAILED or CANCELED returned it), and its
- * `pending_out` postings hold a transfer's amount exactly while it is PENDING or IN_TRANSIT.
+ * Movements the journal does not agree with: each movement has its opening entry, its `pending_out`
+ * postings hold a transfer's amount exactly while it is PENDING or IN_TRANSIT, and its `available`
+ * postings sum to its amount while it counts (0 once FAILED or CANCELED returned it). A transfer's return
+ * entry brings its fee back too (docs/fees.md), so `available` is compared per family: a payment or
+ * transfer with the fee charged on it.
  */
 export async function findMovementJournalMismatches(tx: Queryable): Promise<LedgerProblem[]> {
   const { rows } = await tx.query<LedgerProblem>(
     `with journaled as (
        select e.movement_id,
-              count(distinct e.id) filter (where e.kind in ('payment', 'activation_fee', 'transfer', 'refund')) as openings,
+              count(distinct e.id) filter (where e.kind in ('payment', 'activation_fee', 'fee', 'transfer', 'refund')) as openings,
               coalesce(sum(p.amount_centavos) filter (where p.account = 'available'), 0) as available,
               coalesce(sum(p.amount_centavos) filter (where p.account = 'pending_out'), 0) as pending_out
          from journal_entries e left join journal_postings p on p.entry_id = e.id
         group by e.movement_id
-     ), expected as (
-       select m.id, m.business_code, m.type, m.status,
+     ), compared as (
+       select m.id, m.business_code, m.type, m.status, coalesce(mv.fee_of, m.id) as family,
               case when m.status in ('FAILED', 'CANCELED') then 0 else m.amount_centavos end as available,
-              case when m.type = 'transfer' and m.status in ('PENDING', 'IN_TRANSIT') then -m.amount_centavos else 0 end as pending_out
+              case when m.type = 'transfer' and m.status in ('PENDING', 'IN_TRANSIT') then -m.amount_centavos else 0 end as pending_out,
+              coalesce(j.openings, 0) as journal_openings, coalesce(j.available, 0) as journal_available,
+              coalesce(j.pending_out, 0) as journal_pending_out
          from movement_history m
+         join movements mv on mv.id = m.id
+         left join journaled j on j.movement_id = m.id
+     ), families as (
+       select family, sum(available) as available, sum(journal_available) as journal_available from compared group by family
      )
      select 'movement_journal' as check, x.business_code,
-            format('%s movement %s (%s): the journal has %s opening entries, %s on available and %s on pending_out; the movement says %s and %s',
-                   x.type, x.id, coalesce(x.status, 'no status'), coalesce(j.openings, 0), coalesce(j.available, 0),
-                   coalesce(j.pending_out, 0), x.available, x.pending_out) as detail
-       from expected x left join journaled j on j.movement_id = x.id
-      where x.status is null or coalesce(j.openings, 0) <> 1
-         or coalesce(j.available, 0) <> x.available or coalesce(j.pending_out, 0) <> x.pending_out
+            format('%s movement %s (%s): the journal has %s opening entries, %s on available (with its fee) and %s on pending_out; the movements say %s and %s',
+                   x.type, x.id, coalesce(x.status, 'no status'), x.journal_openings, f.journal_available,
+                   x.journal_pending_out, f.available, x.pending_out) as detail
+       from compared x join families f on f.family = x.family
+      where x.status is null or x.journal_openings <> 1 or x.journal_pending_out <> x.pending_out
+         or (x.id = x.family and f.journal_available <> f.available)
       order by x.business_code, x.id
       limit ${PROBLEM_LIMIT}`,
   );
@@ -150,10 +159,13 @@ export async function findBucketMismatches(tx: Queryable): Promise<LedgerProblem
               coalesce(sum(p.amount_centavos) filter (where e.kind = 'transfer'), 0) as transfers_centavos,
               count(*) filter (where e.kind in ('transfer_return', 'refund_return')) as returns_count,
               coalesce(sum(p.amount_centavos) filter (where e.kind in ('transfer_return', 'refund_return')), 0) as returns_centavos,
-              count(*) filter (where e.kind = 'activation_fee') as fees_count,
-              coalesce(sum(p.amount_centavos) filter (where e.kind = 'activation_fee'), 0) as fees_centavos,
+              count(*) filter (where e.kind in ('activation_fee', 'fee')) as fees_count,
+              coalesce(sum(p.amount_centavos) filter (where e.kind in ('activation_fee', 'fee')), 0) as fees_centavos,
+              count(*) filter (where rv.amount_centavos > 0) - count(*) filter (where rv.amount_centavos < 0) as revenue_count,
+              coalesce(sum(rv.amount_centavos), 0) as revenue_centavos,
               (array_agg(p.balance_after_centavos order by p.entry_id desc))[1] as closing_centavos
          from journal_postings p join journal_entries e on e.id = p.entry_id
+         left join journal_postings rv on rv.entry_id = p.entry_id and rv.account = 'revenue'
         where p.account = 'available'
         group by p.business_code, 2
      )
@@ -162,11 +174,11 @@ export async function findBucketMismatches(tx: Queryable): Promise<LedgerProblem
        from ledger_buckets b full join recomputed r on r.business_code = b.business_code and r.bucket_start = b.bucket_start
       where b.business_code is null or r.business_code is null
          or (b.payments_count, b.payments_centavos, b.refunds_count, b.refunds_centavos, b.transfers_count, b.transfers_centavos,
-             b.returns_count, b.returns_centavos, b.fees_count, b.fees_centavos, b.closing_centavos)
+             b.returns_count, b.returns_centavos, b.fees_count, b.fees_centavos, b.revenue_count, b.revenue_centavos, b.closing_centavos)
             is distinct from
             (r.payments_count::int, r.payments_centavos::bigint, r.refunds_count::int, r.refunds_centavos::bigint, r.transfers_count::int,
              r.transfers_centavos::bigint, r.returns_count::int, r.returns_centavos::bigint, r.fees_count::int, r.fees_centavos::bigint,
-             r.closing_centavos)
+             r.revenue_count::int, r.revenue_centavos::bigint, r.closing_centavos)
       order by 2, coalesce(b.bucket_start, r.bucket_start)
       limit ${PROBLEM_LIMIT}`,
   );

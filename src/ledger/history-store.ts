@@ -3,7 +3,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { Centavos } from '../money.ts';
 
-export type MovementType = 'payment' | 'transfer' | 'refund';
+export type MovementType = 'payment' | 'transfer' | 'refund' | 'fee';
 export type MovementStatus = 'PENDING' | 'IN_TRANSIT' | 'COMPLETED' | 'FAILED' | 'CANCELED';
 
 export interface MovementRow {
@@ -16,16 +16,21 @@ export interface MovementRow {
   reference: string | null;
   snapshot: Record<string, unknown>;
   created_at: Date;
+  /** The fee charged on a payment or transfer movement (0 when none). */
+  fee_centavos: Centavos;
+  /** A fee movement's: what it was charged on, and that payment's or transfer's id; null for other types. */
+  charged_on: 'payment' | 'transfer' | null;
+  charged_on_id: number | null;
 }
 
-const MOVEMENT_COLUMNS = 'id, business_code, type, amount_centavos, currency, status, reference, snapshot, created_at';
+const MOVEMENT_COLUMNS = 'id, business_code, type, amount_centavos, currency, status, reference, snapshot, created_at, fee_centavos, charged_on, charged_on_id';
 
 /** A merchant's movement as it was opened (its type and signed amount), read from the table: no status needed. */
 export async function findOpenedMovement(
   tx: Queryable, businessCode: number, movementId: number,
-): Promise<Pick<MovementRow, 'id' | 'type' | 'amount_centavos'> | undefined> {
-  const { rows } = await tx.query<Pick<MovementRow, 'id' | 'type' | 'amount_centavos'>>(
-    'select id, type, amount_centavos from movements where id = $2::bigint and business_code = $1::bigint',
+): Promise<Pick<MovementRow, 'id' | 'type' | 'amount_centavos' | 'fee_centavos'> | undefined> {
+  const { rows } = await tx.query<Pick<MovementRow, 'id' | 'type' | 'amount_centavos' | 'fee_centavos'>>(
+    'select id, type, amount_centavos, fee_centavos from movements where id = $2::bigint and business_code = $1::bigint',
     [businessCode, movementId],
   );
   return rows[0];
@@ -62,7 +67,7 @@ export async function countMovements(tx: Queryable, filter: MovementFilter): Pro
   return Number(rows[0]!.total);
 }
 
-const TYPE_LITERALS: Record<MovementType, string> = { payment: "'payment'", transfer: "'transfer'", refund: "'refund'" };
+const TYPE_LITERALS: Record<MovementType, string> = { payment: "'payment'", transfer: "'transfer'", refund: "'refund'", fee: "'fee'" };
 
 /**
  * `limit` movements matching `filter`, newest first (date desc, id desc), after skipping the `skip`

@@ -31,7 +31,7 @@ export const LedgerCheckSchema = Type.Object({
 
 export const MovementsQuery = StrictObject({
   ...PaginationQueryProperties,
-  type: Type.Optional(StringEnum(['all', 'payment', 'transfer', 'refund'], { default: 'all', description: 'Which movements to list' })),
+  type: Type.Optional(StringEnum(['all', 'payment', 'transfer', 'refund', 'fee'], { default: 'all', description: 'Which movements to list' })),
   before_id: Type.Optional(PositiveId({
     description: 'Only movements with id < before_id, in data and meta: pin it (one above the newest id seen) for pages that do not shift while new movements arrive',
   })),
@@ -48,6 +48,13 @@ const PayerDetailsSchema = Type.Object({
   refund_id: Type.Optional(Type.String({ description: 'Refunds only: the refund' })),
 });
 
+/** What a fee was charged on (docs/fees.md). */
+const FeeDetailsSchema = Type.Object({
+  of: StringEnum(['payment', 'transfer']),
+  payment_id: Type.Optional(Type.Integer({ description: 'A payment\'s fee: the payment' })),
+  transfer_id: Type.Optional(Type.Integer({ description: 'A transfer\'s fee: the transfer' })),
+});
+
 /** Where a transfer goes (account number masked). */
 const DestinationSchema = Type.Object({
   type: Type.Literal('bank_account'),
@@ -58,15 +65,17 @@ const DestinationSchema = Type.Object({
 
 export const MovementSchema = Type.Object({
   id: Type.Integer(),
-  type: StringEnum(['payment', 'transfer', 'refund']),
-  amount: Type.Number({ description: 'Positive for a payment, negative for a transfer or a refund', example: 150.5 }),
+  type: StringEnum(['payment', 'transfer', 'refund', 'fee']),
+  amount: Type.Number({ description: 'Positive for a payment, negative for a transfer, a refund or a fee', example: 150.5 }),
+  fee: Type.Optional(Type.Number({ description: 'Payments only: the fee charged on it (its own `fee` movement)', example: 2.56 })),
+  net: Type.Optional(Type.Number({ description: 'Payments only: amount − fee', example: 147.94 })),
   currency: Type.Literal('BOB'),
   status: StringEnum(['PENDING', 'IN_TRANSIT', 'COMPLETED', 'FAILED', 'CANCELED'], {
-    description: 'A payment is COMPLETED; a transfer\'s or refund\'s movement mirrors it',
+    description: 'A payment and its fee are COMPLETED; a transfer\'s or refund\'s movement mirrors it, and so does a transfer\'s fee',
   }),
   reference: Type.Union([Type.String(), Type.Null()]),
   date: Timestamp('When the movement was recorded'),
-  details: Type.Optional(Type.Union([PayerDetailsSchema, Type.Null()], { description: 'Payments and refunds' })),
+  details: Type.Optional(Type.Union([PayerDetailsSchema, FeeDetailsSchema, Type.Null()], { description: 'Payments and refunds: the payer; fees: what they were charged on' })),
   destination: Type.Optional(Type.Union([DestinationSchema, Type.Null()], { description: 'Transfers only' })),
   external_reference: Type.Optional(Type.Union([Type.String(), Type.Null()], {
     description: 'Payments and refunds: the external_reference of their QR, null when it has none',
@@ -105,8 +114,8 @@ export const StatementSchema = Type.Object({
     payments: Totals('QR payments (positive)'),
     refunds: Totals('Refunds created (negative)'),
     transfers: Totals('Transfers created (negative)'),
-    returns: Totals('Failed or canceled transfers and failed refunds coming back (positive)'),
-    fees: Totals('Activation fees collected by the platform account (positive)'),
+    returns: Totals('Failed or canceled transfers (with their fees) and failed refunds coming back (positive)'),
+    fees: Totals('Fees charged (negative); for the platform account, activation fees collected (positive)'),
     closing_balance: Type.Number(),
   }), { description: 'Every day of the range, those without activity included' }),
 });

@@ -4,7 +4,7 @@
 import type { Database, Queryable, Transaction } from '../db/database.ts';
 import { ApiError, notFound } from '../kernel/errors.ts';
 import * as checks from './check-store.ts';
-import type { EntryKind } from './entries.ts';
+import { ENTRY_SHAPES, type EntryKind } from './entries.ts';
 import * as history from './history-store.ts';
 import type { MovementFilter, MovementRow } from './history-store.ts';
 import * as store from './store.ts';
@@ -50,6 +50,11 @@ export interface TransferSnapshot {
 export interface OpeningRequest extends NewMovement {
   businessCode: number;
   amountCentavos: Centavos;
+  /**
+   * The fee charged on it (docs/fees.md): a `fee` movement and entry (available → revenue) posted in the
+   * same statement, refused with it. A payment's fee never exceeds it; a transfer needs amount + fee.
+   */
+  feeCentavos?: Centavos;
   now: Date;
 }
 
@@ -58,7 +63,7 @@ export interface CreditRequest extends OpeningRequest {
   kind?: 'payment' | 'activation_fee';
 }
 
-/** Records an incoming payment: a COMPLETED `payment` movement and the same amount added to `available`. */
+/** Records an incoming payment: a COMPLETED `payment` movement and the same amount added to `available` (less its fee, if any). */
 export async function credit(tx: Transaction, request: CreditRequest): Promise<MovementRow> {
   const [posted] = await post(tx, [opening(request.kind ?? 'payment', request)], { waitForLocks: true });
   if (posted!.outcome !== 'posted') throw new LedgerError(`a payment to merchant ${request.businessCode} was refused: ${posted!.outcome}`);
@@ -69,8 +74,8 @@ export type DebitRequest = OpeningRequest;
 
 /**
  * Records an outgoing transfer: moves the amount from `available` to `pending_out` and writes a PENDING
- * `transfer` movement with a negative amount. Throws 400 INSUFFICIENT_FUNDS, having written nothing,
- * when `available` does not cover it.
+ * `transfer` movement with a negative amount, and its fee's movement. Throws 400 INSUFFICIENT_FUNDS,
+ * having written nothing, when `available` does not cover amount and fee.
  */
 export async function debit(tx: Transaction, request: DebitRequest): Promise<MovementRow> {
   const [movement] = await debitEach(tx, [request]);
@@ -108,9 +113,9 @@ export type Closing = 'transfer_settlement' | 'transfer_return' | 'refund_return
 
 /**
  * Closes the movement `movementId` opened: a transfer the bank settled leaves `pending_out` for ACH; one
- * that failed or was canceled returns to `available`; a refund the rail could not pay returns to
- * `available`. Dated `now`, never an edit of the day the movement was opened. The database takes at most
- * one closing entry per movement, so funds can never come back twice.
+ * that failed or was canceled returns to `available` with its fee, in the same entry; a refund the rail
+ * could not pay returns to `available`. Dated `now`, never an edit of the day the movement was opened. The
+ * database takes at most one closing entry per movement, so funds can never come back twice.
  */
 export async function close(tx: Transaction, request: { businessCode: number; movementId: number; kind: Closing; now: Date }): Promise<void> {
   const movement = await history.findOpenedMovement(tx, request.businessCode, request.movementId);
@@ -121,6 +126,7 @@ export async function close(tx: Transaction, request: { businessCode: number; mo
     businessCode: request.businessCode,
     kind: request.kind,
     amountCentavos: centavos(-movement.amount_centavos),
+    feeCentavos: ENTRY_SHAPES[request.kind].feeLegs ? movement.fee_centavos : undefined,
     movement: { id: movement.id },
     now: request.now,
   }], { waitForLocks: true });
@@ -132,6 +138,7 @@ function opening(kind: EntryKind, request: OpeningRequest): EntryRequest {
     businessCode: request.businessCode,
     kind,
     amountCentavos: request.amountCentavos,
+    feeCentavos: request.feeCentavos,
     movement: { reference: request.reference, snapshot: request.snapshot },
     now: request.now,
   };

@@ -1,5 +1,5 @@
 // The ledger's API views: pure functions from rows to the JSON the API answers (docs/architecture.md#conventions).
-import { CURRENCY, centavosToAmount, formatCentavos } from '../money.ts';
+import { CURRENCY, centavos, centavosToAmount, formatCentavos } from '../money.ts';
 import type { EntryLine, Statement } from './statements.ts';
 import type { LedgerReport, MovementRow, PaymentSnapshot, TransferSnapshot } from './service.ts';
 import type { BalanceRow } from './store.ts';
@@ -25,14 +25,33 @@ export function toMovementView(movement: MovementRow) {
     id: movement.id,
     type: movement.type,
     amount: centavosToAmount(movement.amount_centavos),
+    ...(movement.type === 'payment' ? feeAndNet(movement) : {}),
     currency: CURRENCY as typeof CURRENCY,
     status: movement.status,
     reference: movement.reference,
     date: movement.created_at.toISOString(),
-    ...(movement.type === 'transfer'
-      ? { destination: snapshot.destination ?? null }
-      : { details: snapshot.details ?? null, external_reference: (snapshot as { external_reference?: string }).external_reference ?? null }),
+    ...movementParties(movement, snapshot),
   };
+}
+
+/** A payment's fee and what it leaves the merchant (docs/fees.md). */
+function feeAndNet(movement: MovementRow) {
+  return { fee: centavosToAmount(movement.fee_centavos), net: centavosToAmount(centavos(movement.amount_centavos - movement.fee_centavos)) };
+}
+
+/** Who is on the other side: a transfer's destination, a fee's payment or transfer, a payment's or refund's payer. */
+function movementParties(movement: MovementRow, snapshot: Partial<PaymentSnapshot & TransferSnapshot>) {
+  switch (movement.type) {
+    case 'transfer':
+      return { destination: snapshot.destination ?? null };
+    case 'fee':
+      return { details: movement.charged_on === 'transfer'
+        ? { of: 'transfer' as const, transfer_id: movement.charged_on_id! }
+        : { of: 'payment' as const, payment_id: movement.charged_on_id! } };
+    case 'payment':
+    case 'refund':
+      return { details: snapshot.details ?? null, external_reference: (snapshot as { external_reference?: string }).external_reference ?? null };
+  }
 }
 
 /** The wire form of a ledger check (operator API and CLI). */

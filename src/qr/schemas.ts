@@ -58,6 +58,8 @@ export const PaymentSchema = Type.Object({
   qr_id: Type.String({ format: 'uuid' }),
   business_code: Type.Integer(),
   amount: Type.Number({ example: 150.5 }),
+  fee: Type.Number({ description: 'The fee charged on it under the merchant\'s price plan (0 on a late payment)', example: 2.56 }),
+  net: Type.Number({ description: 'amount − fee: what the payment added to available', example: 147.94 }),
   currency: Type.Literal('BOB'),
   status: Type.Literal('COMPLETED'),
   payer: PayerSchema,

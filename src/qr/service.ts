@@ -12,7 +12,8 @@ import { pageWindow, type Page, type PageRequest } from '../kernel/pagination.ts
 import { randomBase62 } from '../ids.ts';
 import * as ledger from '../ledger/service.ts';
 import * as merchants from '../merchants/service.ts';
-import { centavosToAmount, formatCentavos, validatedCentavos, type Centavos } from '../money.ts';
+import { centavos, centavosToAmount, formatCentavos, validatedCentavos, type Centavos } from '../money.ts';
+import { paymentFee } from '../merchants/pricing.ts';
 import { buildEmvPayload } from './emv.ts';
 import { parseExpiration } from './expiration.ts';
 import { renderQrDataUri } from './png.ts';
@@ -533,10 +534,12 @@ async function takePayment(
   if (claimed.status === 'PAID' && claimed.is_multi_use && claimed.rail_reference !== null) {
     await requestRailCancel(tx, claimed.rail, claimed.rail_reference, now);
   }
-  const movement = await ledger.credit(tx, creditOf(claimed, notice, amountCentavos, standing, now));
+  // The platform's own account collects activation fees: no fee is charged on them (docs/fees.md).
+  const fee = standing.isPlatform ? centavos(0) : paymentFee(standing.plan, amountCentavos);
+  const movement = await ledger.credit(tx, creditOf(claimed, notice, amountCentavos, fee, standing, now));
   let payment: PaymentRow;
   try {
-    payment = await store.insertPaymentAsLast(tx, newPaymentOf(claimed, notice, amountCentavos, movement.id, now));
+    payment = await store.insertPaymentAsLast(tx, newPaymentOf(claimed, notice, amountCentavos, fee, movement.id, now));
   } catch (error) {
     // Unreachable while the guarded claim holds; the index is the database's second line (docs/architecture.md, rule 3).
     if (error instanceof store.SingleUseAlreadyPaidError) throw new ApiError('QR_NOT_PAYABLE');
@@ -559,16 +562,20 @@ async function takePayment(
 async function recordLatePayment(
   tx: Transaction, qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, standing: merchants.PaymentStanding, now: Date,
 ): Promise<LatePayment> {
-  const movement = await ledger.credit(tx, creditOf(qr, notice, amountCentavos, standing, now));
-  const payment = await store.insertLatePayment(tx, newPaymentOf(qr, notice, amountCentavos, movement.id, now));
+  // No fee on money that goes straight back to its payer (docs/fees.md).
+  const movement = await ledger.credit(tx, creditOf(qr, notice, amountCentavos, centavos(0), standing, now));
+  const payment = await store.insertLatePayment(tx, newPaymentOf(qr, notice, amountCentavos, centavos(0), movement.id, now));
   return { qr, payment };
 }
 
-function creditOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, standing: merchants.PaymentStanding, now: Date): ledger.CreditRequest {
+function creditOf(
+  qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, feeCentavos: Centavos, standing: merchants.PaymentStanding, now: Date,
+): ledger.CreditRequest {
   return {
     kind: standing.isPlatform ? 'activation_fee' : 'payment',
     businessCode: qr.business_code,
     amountCentavos,
+    feeCentavos,
     reference: qr.description,
     snapshot: {
       details: { source_bank: notice.payer.sourceBank, account_number: notice.payer.accountNumber.masked, account_titular: notice.payer.accountTitular },
@@ -579,12 +586,13 @@ function creditOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, st
   };
 }
 
-function newPaymentOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, movementId: number, now: Date): store.NewPayment {
+function newPaymentOf(qr: QrRow, notice: PaymentNotice, amountCentavos: Centavos, feeCentavos: Centavos, movementId: number, now: Date): store.NewPayment {
   return {
     qrId: qr.id,
     businessCode: qr.business_code,
     singleUse: !qr.is_multi_use,
     amountCentavos,
+    feeCentavos,
     sourceBank: notice.payer.sourceBank,
     accountNumber: notice.payer.accountNumber,
     accountTitular: notice.payer.accountTitular,

@@ -54,6 +54,8 @@ export interface PaymentRow {
   account_titular: string;
   movement_id: number;
   paid_at: Date;
+  /** The fee charged on it (docs/fees.md): none on a late payment or an activation fee. */
+  fee_centavos: Centavos;
   amount_refunded_centavos: Centavos;
   /** Money that arrived for a QR that could no longer take it (refunded in full when it was recorded). */
   late: boolean;
@@ -72,7 +74,7 @@ const QR_COLUMNS = `id, business_code, pay_token, status, amount_centavos, curre
   description, qr_expiration, expires_at, purpose, qr_payload, qr_image, payments_count, amount_collected_centavos,
   external_reference, min_amount_centavos, max_amount_centavos, max_payments,
   last_payment_id, paid_at, canceled_at, cancel_reason, rail, rail_reference, created_at, updated_at`;
-const PAYMENT_COLUMNS = 'id, qr_id, business_code, amount_centavos, currency, status, source_bank, account_number, account_titular, movement_id, paid_at, amount_refunded_centavos, late, rail, rail_reference';
+const PAYMENT_COLUMNS = 'id, qr_id, business_code, amount_centavos, currency, status, source_bank, account_number, account_titular, movement_id, paid_at, fee_centavos, amount_refunded_centavos, late, rail, rail_reference';
 
 /** QR columns prefixed `q.` and the last payment's columns as `p_…`, for the joined reads. */
 const JOINED_COLUMNS = [
@@ -287,6 +289,7 @@ export interface NewPayment {
   accountNumber: PayerAccountNumber;
   accountTitular: string;
   movementId: number;
+  feeCentavos: Centavos;
   rail: RailName;
   /** The bank's transaction id: a second payment with the same one is refused (RailPaymentRecordedError). */
   railReference: string | null;
@@ -304,15 +307,16 @@ export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment): P
   try {
     const { rows } = await tx.query<StoredPayment>(
       `with inserted as (
-         insert into qr_payments (qr_id, business_code, single_use, amount_centavos, source_bank, account_number, account_titular, movement_id, paid_at, rail, rail_reference)
-         values ($1::uuid, $2::bigint, $3::boolean, $4::bigint, $5::text, $6::text, $7::text, $8::bigint, $9::timestamptz, $10::text, $11::text)
+         insert into qr_payments (qr_id, business_code, single_use, amount_centavos, source_bank, account_number, account_titular, movement_id, paid_at, rail, rail_reference, fee_centavos)
+         values ($1::uuid, $2::bigint, $3::boolean, $4::bigint, $5::text, $6::text, $7::text, $8::bigint, $9::timestamptz, $10::text, $11::text, $12::bigint)
          returning ${PAYMENT_COLUMNS}
        ), pointed as (
          update simple_qrs set last_payment_id = (select id from inserted) where id = $1::uuid
        )
        select ${PAYMENT_COLUMNS} from inserted`,
       [payment.qrId, payment.businessCode, payment.singleUse, payment.amountCentavos, payment.sourceBank,
-        storedAccountText(payment.accountNumber), payment.accountTitular, payment.movementId, payment.paidAt, payment.rail, payment.railReference],
+        storedAccountText(payment.accountNumber), payment.accountTitular, payment.movementId, payment.paidAt, payment.rail, payment.railReference,
+        payment.feeCentavos],
     );
     return fromStoredPayment(rows[0]!);
   } catch (error) {
@@ -322,7 +326,7 @@ export async function insertPaymentAsLast(tx: Queryable, payment: NewPayment): P
   }
 }
 
-/** Inserts a late payment: a row of the QR's payments that is not its last payment and does not count as paid. */
+/** Inserts a late payment: a row of the QR's payments that is not its last payment and does not count as paid (and carries no fee). */
 export async function insertLatePayment(tx: Queryable, payment: NewPayment): Promise<PaymentRow> {
   const { rows } = await tx.query<StoredPayment>(
     `insert into qr_payments (qr_id, business_code, single_use, late, amount_centavos, source_bank, account_number, account_titular, movement_id, paid_at, rail, rail_reference)

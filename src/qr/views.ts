@@ -1,7 +1,7 @@
 // The QR module's API views: pure functions from rows to the JSON the API answers and events carry
 // (docs/architecture.md#conventions). The status shown is always the effective one (state.ts).
 import type { Config } from '../config.ts';
-import { centavosToAmount } from '../money.ts';
+import { centavos, centavosToAmount } from '../money.ts';
 import type { PaymentView, QrEventView, QrView } from './schemas.ts';
 import { effectiveState } from './state.ts';
 import type { PaymentRow, QrWithLastPayment } from './store.ts';
@@ -13,6 +13,8 @@ export function toPaymentView(payment: PaymentRow): PaymentView {
     qr_id: payment.qr_id,
     business_code: payment.business_code,
     amount: centavosToAmount(payment.amount_centavos),
+    fee: centavosToAmount(payment.fee_centavos),
+    net: centavosToAmount(centavos(payment.amount_centavos - payment.fee_centavos)),
     currency: 'BOB',
     status: payment.status,
     payer: {

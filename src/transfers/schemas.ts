@@ -95,6 +95,7 @@ export const TransferSchema = Type.Object({
   business_code: Type.Integer(),
   status: StringEnum(TRANSFER_STATUSES),
   amount: Type.Number({ example: 100.25 }),
+  fee: Type.Number({ description: 'The fee charged on it under the merchant\'s price plan, debited with it and given back with it if it fails or is canceled', example: 1.5 }),
   currency: Type.Literal('BOB'),
   reference: Type.Union([Type.String(), Type.Null()]),
   destination: DestinationSchema,
@@ -103,6 +104,7 @@ export const TransferSchema = Type.Object({
     description: "The bank's reason for a failure (a rejection's description, a refused upload's message); null unless the bank gave one",
   }),
   movement_id: Type.Integer({ description: 'The transfer movement of GET /api/v2/balance/movements' }),
+  origin: StringEnum(['api', 'schedule'], { description: 'Who asked for it: the merchant (api) or its payout schedule (schedule)' }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 }, { description: 'A transfer; the account number is always masked' });

@@ -10,6 +10,8 @@ import {
   refusalOutcome, runIdempotentEach, scopeKey, type IdempotencyScope, type IdempotentRequest, type IdempotentResult, type Outcome,
 } from '../idempotency/service.ts';
 import * as ledger from '../ledger/service.ts';
+import * as merchants from '../merchants/service.ts';
+import { FREE_PLAN, transferFee } from '../merchants/pricing.ts';
 import { FullAccountNumber, maskAccountNumber } from '../masking.ts';
 import { validatedCentavos, type Centavos } from '../money.ts';
 import { railKey } from '../rails/keys.ts';
@@ -20,7 +22,7 @@ import {
 } from './schemas.ts';
 import * as store from './store.ts';
 import { toTransferResource } from './views.ts';
-import type { TransferRow } from './store.ts';
+import type { TransferOrigin, TransferRow } from './store.ts';
 
 /** The idempotency route name of POST /api/v2/transfers. */
 export const CREATE_TRANSFER_ROUTE = 'POST /api/v2/transfers';
@@ -68,6 +70,8 @@ export function toCreateTransferRequest(body: CreateTransferBody): CreateTransfe
 /** A transfer creation waiting for its batch: the caller's idempotency key and the canonical request. */
 export interface TransferCreation extends IdempotentRequest {
   request: CreateTransferRequest;
+  /** Not part of the request (nor of its idempotency fingerprint): who asked for it. */
+  origin: TransferOrigin;
 }
 
 /** The creations of this process, written in batches by group commit (one queue per app). */
@@ -103,7 +107,7 @@ export async function createTransfer(
   now: Date,
 ): Promise<IdempotentResult> {
   if (body.business_code !== caller.businessCode) throw new ApiError('BUSINESS_CODE_MISMATCH');
-  return creations.submit({ scope: caller.idempotencyScope, request: toCreateTransferRequest(body), now });
+  return creations.submit({ scope: caller.idempotencyScope, request: toCreateTransferRequest(body), origin: 'api', now });
 }
 
 /**
@@ -112,18 +116,24 @@ export async function createTransfer(
  * creation whose debit was refused (it wrote nothing). Outcomes in creation order.
  */
 export async function debitAndRecordTransfers(tx: Transaction, creations: TransferCreation[]): Promise<Outcome[]> {
-  const movements = await ledger.debitEach(tx, creations.map(({ request, now }) => ({
+  // The plans in force now, share-locked until commit: a plan change applies to transfers created after it.
+  const plans = await merchants.lockPricePlans(tx, creations.map(({ request }) => request.business_code));
+  const fees = creations.map(({ request }) => transferFee(plans.get(request.business_code) ?? FREE_PLAN));
+  const movements = await ledger.debitEach(tx, creations.map(({ request, now }, i) => ({
     businessCode: request.business_code,
     amountCentavos: request.amount_centavos,
+    feeCentavos: fees[i],
     reference: request.reference,
     snapshot: { destination: maskedDestination(request.destination) } satisfies ledger.TransferSnapshot,
     now,
   })));
-  const debited = creations.flatMap((creation, i) => (movements[i] ? [{ creation, movementId: movements[i].id }] : []));
-  const rows = debited.length === 0 ? [] : await store.insertTransfers(tx, debited.map(({ creation: { request, now }, movementId }) => ({
+  const debited = creations.flatMap((creation, i) => (movements[i] ? [{ creation, movementId: movements[i].id, fee: fees[i]! }] : []));
+  const rows = debited.length === 0 ? [] : await store.insertTransfers(tx, debited.map(({ creation: { request, origin, now }, movementId, fee }) => ({
     businessCode: request.business_code,
     movementId,
     amountCentavos: request.amount_centavos,
+    feeCentavos: fee,
+    origin,
     reference: request.reference,
     bankCode: request.destination.bank_code,
     accountNumber: new FullAccountNumber(request.destination.account_number),

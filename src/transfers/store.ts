@@ -22,9 +22,15 @@ export interface TransferRow {
   /** The bank's reason for a failure (a rejection's description, a refused upload's message); null otherwise. */
   failure_message: string | null;
   rail_reference: string | null;
+  /** The fee charged on it (docs/fees.md), given back with its amount if it fails or is canceled. */
+  fee_centavos: Centavos;
+  /** Who asked for it: the merchant (`api`) or its payout schedule (`schedule`). */
+  origin: TransferOrigin;
   created_at: Date;
   updated_at: Date;
 }
+
+export type TransferOrigin = 'api' | 'schedule';
 
 /** A row as the database returns it: the account number still plain text. */
 type StoredTransfer = Omit<TransferRow, 'account_number'> & { account_number: string };
@@ -34,7 +40,7 @@ function fromStored(row: StoredTransfer): TransferRow {
 }
 
 const TRANSFER_COLUMNS = `id, business_code, movement_id, status, amount_centavos, currency, reference, destination_type,
-  bank_code, account_number, account_titular, failure_code, failure_message, rail_reference, created_at, updated_at`;
+  bank_code, account_number, account_titular, failure_code, failure_message, rail_reference, fee_centavos, origin, created_at, updated_at`;
 
 export interface NewTransfer {
   businessCode: number;
@@ -44,6 +50,8 @@ export interface NewTransfer {
   bankCode: number;
   accountNumber: FullAccountNumber;
   accountTitular: string;
+  feeCentavos: Centavos;
+  origin: TransferOrigin;
   now: Date;
 }
 
@@ -51,16 +59,20 @@ export interface NewTransfer {
 export async function insertTransfers(tx: Queryable, transfers: readonly NewTransfer[]): Promise<TransferRow[]> {
   const { rows } = await tx.query<StoredTransfer>(
     `insert into transfers (business_code, movement_id, status, amount_centavos, reference, bank_code, account_number,
-                            account_titular, created_at, updated_at)
-     select business_code, movement_id, 'PENDING', amount_centavos, reference, bank_code, account_number, account_titular, at, at
-       from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::timestamptz[])
-         with ordinality as t(business_code, movement_id, amount_centavos, reference, bank_code, account_number, account_titular, at, ord)
+                            account_titular, fee_centavos, origin, created_at, updated_at)
+     select business_code, movement_id, 'PENDING', amount_centavos, reference, bank_code, account_number, account_titular,
+            fee_centavos, origin, at, at
+       from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::timestamptz[],
+                   $9::bigint[], $10::text[])
+         with ordinality as t(business_code, movement_id, amount_centavos, reference, bank_code, account_number, account_titular, at,
+                              fee_centavos, origin, ord)
       order by ord
      returning ${TRANSFER_COLUMNS}`,
     [
       transfers.map((t) => t.businessCode), transfers.map((t) => t.movementId), transfers.map((t) => t.amountCentavos),
       transfers.map((t) => t.reference), transfers.map((t) => t.bankCode), transfers.map((t) => revealAccountNumber(t.accountNumber)),
       transfers.map((t) => t.accountTitular), transfers.map((t) => t.now.toISOString()),
+      transfers.map((t) => t.feeCentavos), transfers.map((t) => t.origin),
     ],
   );
   return rows.map(fromStored);

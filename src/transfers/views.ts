@@ -13,6 +13,7 @@ export function toTransferResource(row: TransferRow): TransferResource {
     business_code: row.business_code,
     status: row.status,
     amount: centavosToAmount(row.amount_centavos),
+    fee: centavosToAmount(row.fee_centavos),
     currency: 'BOB',
     reference: row.reference,
     destination: {
@@ -24,6 +25,7 @@ export function toTransferResource(row: TransferRow): TransferResource {
     failure_code: row.failure_code,
     failure_message: row.failure_message,
     movement_id: row.movement_id,
+    origin: row.origin,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -22,7 +22,7 @@ async function debitWithTransfer(tx: Transaction, businessCode: number, amountCe
   const movement = await ledger.debit(tx, { businessCode, amountCentavos, reference, snapshot: FIXTURE_DESTINATION, now });
   await insertTransfers(tx, [{
     businessCode, movementId: movement.id, amountCentavos, reference, bankCode: 1014,
-    accountNumber: new FullAccountNumber('10000123455678'), accountTitular: 'Juan Pérez', now,
+    accountNumber: new FullAccountNumber('10000123455678'), accountTitular: 'Juan Pérez', feeCentavos: 0 as Centavos, origin: 'api', now,
   }]);
   return movement;
 }

@@ -29,11 +29,12 @@ interface Posting { kind: string; account: string; amount: number; balance_after
 function ledgerRoom(getDb: () => Database) {
   const db = () => getDb();
   /** A debit as transfers make it: the movement and the transfer row whose status it mirrors. */
-  async function debitIn(tx: Transaction, businessCode: number, amountCentavos: number, now: Date): Promise<MovementRow> {
-    const movement = await ledger.debit(tx, { businessCode, amountCentavos: amountCentavos as Centavos, reference: null, snapshot: DESTINATION, now });
+  async function debitIn(tx: Transaction, businessCode: number, amountCentavos: number, now: Date, fee = 0): Promise<MovementRow> {
+    const feeCentavos = fee as Centavos;
+    const movement = await ledger.debit(tx, { businessCode, amountCentavos: amountCentavos as Centavos, feeCentavos, reference: null, snapshot: DESTINATION, now });
     await transferStore.insertTransfers(tx, [{
       businessCode, movementId: movement.id, amountCentavos: amountCentavos as Centavos, reference: null, bankCode: 1014,
-      accountNumber: new FullAccountNumber('10000123455678'), accountTitular: 'Juan Perez', now,
+      accountNumber: new FullAccountNumber('10000123455678'), accountTitular: 'Juan Perez', feeCentavos, origin: 'api', now,
     }]);
     return movement;
   }
@@ -45,11 +46,13 @@ function ledgerRoom(getDb: () => Database) {
     async newMerchant(): Promise<number> {
       return db().transaction(async (tx) => (await createMerchant(tx, { name: 'Ledger Shop' }, 'sandbox', T0)).merchant.business_code);
     },
-    credit(businessCode: number, amountCentavos: number, now = T0): Promise<MovementRow> {
-      return db().transaction((tx) => ledger.credit(tx, { businessCode, amountCentavos: amountCentavos as Centavos, reference: null, snapshot: PAYER, now }));
+    credit(businessCode: number, amountCentavos: number, now = T0, fee = 0): Promise<MovementRow> {
+      return db().transaction((tx) => ledger.credit(tx, {
+        businessCode, amountCentavos: amountCentavos as Centavos, feeCentavos: fee as Centavos, reference: null, snapshot: PAYER, now,
+      }));
     },
-    debit(businessCode: number, amountCentavos: number, now = T0): Promise<MovementRow> {
-      return db().transaction((tx) => debitIn(tx, businessCode, amountCentavos, now));
+    debit(businessCode: number, amountCentavos: number, now = T0, fee = 0): Promise<MovementRow> {
+      return db().transaction((tx) => debitIn(tx, businessCode, amountCentavos, now, fee));
     },
     debitIn,
     /** The transfer of `movementId` fails (or is canceled): its status and the return entry, together. */
@@ -82,9 +85,22 @@ function ledgerRoom(getDb: () => Database) {
         'select qr_clearing_centavos as qr, ach_clearing_centavos as ach from balances where business_code = $1::bigint', [businessCode]);
       return rows[0]!;
     },
+    async revenue(businessCode: number): Promise<number> {
+      const { rows } = await db().query<{ revenue: number }>('select revenue_centavos as revenue from balances where business_code = $1::bigint', [businessCode]);
+      return rows[0]!.revenue;
+    },
+    /** The merchant's statement buckets summed: what its statement counts in each column. */
+    async buckets(businessCode: number): Promise<Record<string, number>> {
+      const { rows } = await db().query<Record<string, number>>(
+        `select sum(transfers_count)::int8 as transfers_count, sum(transfers_centavos)::int8 as transfers, sum(fees_count)::int8 as fees_count,
+                sum(fees_centavos)::int8 as fees, sum(returns_count)::int8 as returns_count, sum(returns_centavos)::int8 as returns,
+                sum(payments_centavos)::int8 as payments, sum(revenue_count)::int8 as revenue_count, sum(revenue_centavos)::int8 as revenue
+           from ledger_buckets where business_code = $1::bigint`, [businessCode]);
+      return rows[0]!;
+    },
     async movements(businessCode: number): Promise<MovementRow[]> {
       const { rows } = await db().query<MovementRow>(
-        `select id, business_code, type, amount_centavos, currency, status, reference, snapshot, created_at
+        `select id, business_code, type, amount_centavos, currency, status, reference, snapshot, created_at, fee_centavos, charged_on, charged_on_id
            from movement_history where business_code = $1::bigint order by id`,
         [businessCode],
       );
@@ -169,6 +185,9 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
       reference: 'Order 7',
       snapshot: PAYER,
       created_at: T0,
+      fee_centavos: 0,
+      charged_on: null,
+      charged_on_id: null,
     });
     expect(await room.movements(merchant)).toEqual([movement]);
     expect(await room.balance(merchant)).toEqual({ available: 10_050, pendingOut: 0 });
@@ -207,6 +226,73 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
       ['transfer', 'COMPLETED', -1_000],
     ]);
     expect(await room.counters(merchant)).toEqual({ payment: 1, transfer: 2 });
+  });
+
+  describe('fees (docs/fees.md)', () => {
+    it('a payment\'s fee is its own COMPLETED movement and entry, from available to revenue, in the payment\'s statement', async () => {
+      const merchant = await room.newMerchant();
+      const payment = await room.credit(merchant, 10_000, T0, 180);
+      expect(payment).toMatchObject({ type: 'payment', amount_centavos: 10_000, fee_centavos: 180 });
+      expect(await room.postings(merchant)).toEqual([
+        { kind: 'payment', account: 'available', amount: 10_000, balance_after: 10_000 },
+        { kind: 'payment', account: 'qr_clearing', amount: -10_000, balance_after: -10_000 },
+        { kind: 'fee', account: 'available', amount: -180, balance_after: 9_820 },
+        { kind: 'fee', account: 'revenue', amount: 180, balance_after: 180 },
+      ]);
+      const movements = await room.movements(merchant);
+      expect(movements.map((m) => [m.type, m.status, m.amount_centavos, m.charged_on])).toEqual([
+        ['payment', 'COMPLETED', 10_000, null],
+        ['fee', 'COMPLETED', -180, 'payment'],
+      ]);
+      expect(await room.balance(merchant)).toEqual({ available: 9_820, pendingOut: 0 });
+      expect(await room.revenue(merchant)).toBe(180);
+      expect(await room.counters(merchant)).toEqual({ payment: 1, fee: 1 });
+      expect(await room.buckets(merchant)).toMatchObject({ payments: 10_000, fees_count: 1, fees: -180, revenue_count: 1, revenue: 180 });
+      expect((await room.check()).problems).toEqual([]);
+    });
+
+    it('a transfer needs its amount and its fee: refused with both, having written nothing, when available covers only the amount', async () => {
+      const merchant = await room.newMerchant();
+      await room.credit(merchant, 1_000);
+      expect(await rejectionOf(room.debit(merchant, 1_000, T0, 150))).toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+      expect(await room.balance(merchant)).toEqual({ available: 1_000, pendingOut: 0 });
+      expect((await room.movements(merchant)).map((m) => m.type)).toEqual(['payment']);
+      expect(await room.revenue(merchant)).toBe(0);
+      await room.debit(merchant, 850, T0, 150);
+      expect(await room.balance(merchant)).toEqual({ available: 0, pendingOut: 850 });
+      expect(await room.revenue(merchant)).toBe(150);
+      expect((await room.check()).problems).toEqual([]);
+    });
+
+    it('a canceled transfer gives its fee back with its amount, in one return entry; a settled one keeps it', async () => {
+      const merchant = await room.newMerchant();
+      await room.credit(merchant, 5_000);
+      const canceled = await room.debit(merchant, 1_000, T0, 150);
+      const settled = await room.debit(merchant, 2_000, T0, 150);
+      await room.returnTransfer(canceled.id, T1, 'CANCELED');
+      await room.settleTransfer(settled.id);
+      const returns = (await room.postings(merchant)).filter((p) => p.kind === 'transfer_return');
+      expect(returns).toEqual([
+        { kind: 'transfer_return', account: 'available', amount: 1_150, balance_after: 2_850 },
+        { kind: 'transfer_return', account: 'pending_out', amount: -1_000, balance_after: 2_000 },
+        { kind: 'transfer_return', account: 'revenue', amount: -150, balance_after: 150 },
+      ]);
+      expect((await room.movements(merchant)).map((m) => [m.type, m.status, m.amount_centavos])).toEqual([
+        ['payment', 'COMPLETED', 5_000],
+        ['transfer', 'CANCELED', -1_000],
+        ['fee', 'CANCELED', -150],
+        ['transfer', 'COMPLETED', -2_000],
+        ['fee', 'COMPLETED', -150],
+      ]);
+      expect(await room.balance(merchant)).toEqual({ available: 2_850, pendingOut: 0 });
+      expect(await room.revenue(merchant)).toBe(150);
+      // The contract's example: a 10.00 transfer with a 1.50 fee, canceled — transfers 10.00, fees 1.50, returns 11.50.
+      expect(await room.buckets(merchant)).toMatchObject({
+        transfers_count: 2, transfers: -3_000, fees_count: 2, fees: -300, returns_count: 1, returns: 1_150, revenue_count: 1, revenue: 150,
+      });
+      expect((await room.check()).problems).toEqual([]);
+    });
+
   });
 
   it('a debit beyond available throws INSUFFICIENT_FUNDS and writes nothing: no movement, no entry', async () => {
@@ -336,7 +422,7 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
       const taken = movements.flatMap((movement, i) => (movement ? [{ movement, request: requests[i]! }] : []));
       await transferStore.insertTransfers(tx, taken.map(({ movement, request: [businessCode, amount, now] }) => ({
         businessCode, movementId: movement.id, amountCentavos: amount as Centavos, reference: null, bankCode: 1014,
-        accountNumber: new FullAccountNumber('10000123455678'), accountTitular: 'Juan Perez', now,
+        accountNumber: new FullAccountNumber('10000123455678'), accountTitular: 'Juan Perez', feeCentavos: 0 as Centavos, origin: 'api', now,
       })));
       return movements;
     });
@@ -472,6 +558,25 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
         'select (select count(*) from balances)::int8 as balances, (select count(*) from journal_entries)::int8 as entries');
       expect(report).toEqual({ balancesChecked: rows[0]!.balances, entriesChecked: rows[0]!.entries, violations: [], problems: [] });
       expect(toLedgerReportView(report)).toMatchObject({ ok: true, violations: [], problems: [] });
+    });
+
+    it('catches a fee that did not come back with its transfer', async () => {
+      const merchant = await room.newMerchant();
+      await room.credit(merchant, 5_000);
+      const debited = await room.debit(merchant, 1_000, T0, 150);
+      await room.returnTransfer(debited.id);
+      // The return entry gives back only the amount: the family of the transfer and its fee no longer matches.
+      const sql = `update journal_postings set amount_centavos = amount_centavos + $2::bigint
+                    where business_code = $1::bigint and account = 'available'
+                      and entry_id = (select max(id) from journal_entries where business_code = $1::bigint and kind = 'transfer_return')`;
+      await room.corrupt(sql, [merchant, -150]);
+      try {
+        const { problems } = await room.check();
+        expect(problems).toContainEqual(expect.objectContaining({ check: 'movement_journal', business_code: merchant }));
+      } finally {
+        await room.corrupt(sql, [merchant, 150]);
+      }
+      expect((await room.check()).problems).toEqual([]);
     });
 
     // Each corruption is made with triggers off, checked, and undone, so the next test starts clean.

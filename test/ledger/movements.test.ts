@@ -65,7 +65,7 @@ describe.each(databaseKinds())('balance movements on %s', (kind) => {
     const response = await history(merchant.apiKey);
     expect(response.body.data).toEqual([
       { id: transferId, type: 'transfer', amount: -100.25, currency: 'BOB', status: 'PENDING', reference: null, date: t.clock.now().toISOString(), ...FIXTURE_DESTINATION },
-      { id: paymentId, type: 'payment', amount: 150.5, currency: 'BOB', status: 'COMPLETED', reference: null, date: t.clock.now().toISOString(), ...FIXTURE_PAYER, external_reference: null },
+      { id: paymentId, type: 'payment', amount: 150.5, fee: 0, net: 150.5, currency: 'BOB', status: 'COMPLETED', reference: null, date: t.clock.now().toISOString(), ...FIXTURE_PAYER, external_reference: null },
     ]);
   });
 

@@ -164,6 +164,7 @@ describe.each(databaseKinds())('transfers written together on %s', (kind) => {
       direct = await runIdempotentEach(t.db, [{
         scope: { caller: `merchant:${merchants[2]!.businessCode}`, route: CREATE_TRANSFER_ROUTE, key: randomUUID() },
         request: toCreateTransferRequest(transferBody(merchants[2]!.businessCode, { amount: '10.00', reference: 'poison' }) as CreateTransferBody),
+        origin: 'api',
         now: t.clock.now(),
       }], debitAndRecordTransfers).then(() => 'resolved', (error: unknown) => error);
     } finally {
