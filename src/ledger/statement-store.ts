@@ -88,8 +88,9 @@ export async function entryLinesAfter(
        from journal_postings p
        join journal_entries e on e.id = p.entry_id
        join movements m on m.id = e.movement_id
-       left join qr_payments qp on qp.movement_id = m.id
-       left join transfers t on t.movement_id = m.id
+       -- a fee's entry names the payment or transfer it was charged on (migration 023)
+       left join qr_payments qp on qp.movement_id = coalesce(m.fee_of, m.id)
+       left join transfers t on t.movement_id = coalesce(m.fee_of, m.id)
        left join refunds r on r.movement_id = m.id
       where p.business_code = $1::bigint and p.account = 'available'
         and p.posted_at >= $2::timestamptz and p.posted_at < $3::timestamptz and p.entry_id <= $4::bigint

@@ -31,6 +31,8 @@ export interface DayRange {
   days: string[];
   /** days.length + 1 instants: the start of each day, then the end of the last. */
   dayStarts: Date[];
+  /** The time zone the days are in (SERVICE_TIMEZONE): an entry's business date is its day there. */
+  zone: string;
 }
 
 /**
@@ -54,7 +56,7 @@ export function dayRange(from: string, to: string, zone: string, now: Date): Day
   const days: string[] = [];
   for (let day = start!; day <= end!; day++) days.push(formatDay(day));
   const dayStarts = [...days, formatDay(end! + 1)].map((day) => parseWallClock(`${day} 00:00:00`, zone)!);
-  return { from, to, days, dayStarts };
+  return { from, to, days, dayStarts, zone };
 }
 
 export interface StatementDay {
@@ -94,6 +96,7 @@ export async function statementOf(db: Queryable, businessCode: number, range: Da
 export const CSV_COLUMNS = [
   'entry_id', 'posted_at', 'kind', 'amount', 'balance_after', 'currency', 'reference', 'external_reference',
   'counterparty_bank', 'counterparty_account', 'counterparty_name', 'qr_id', 'payment_id', 'transfer_id', 'refund_id',
+  'business_date',
 ] as const;
 
 /** The export's amount columns: written by the service from integer centavos, kept as signed numbers (docs/journal.md#the-csv-export). */
@@ -106,7 +109,7 @@ const AMOUNT_COLUMNS: ReadonlySet<string> = new Set(['amount', 'balance_after'])
  * taken the last (the stream's backpressure), so memory stays flat however long the year. Entries posted
  * while the export runs are left for the next one.
  */
-export function exportEntries(db: Queryable, businessCode: number, range: DayRange, toRow: (line: EntryLine) => unknown[]): Readable {
+export function exportEntries(db: Queryable, businessCode: number, range: DayRange, toRow: (line: EntryLine, zone: string) => unknown[]): Readable {
   const inert = inertRecord(CSV_COLUMNS, AMOUNT_COLUMNS);
   const window = { from: range.dayStarts[0]!, to: range.dayStarts[range.dayStarts.length - 1]!, upToEntryId: 0 };
   let after: { postedAt: Date; entryId: number } | null = null;
@@ -127,7 +130,7 @@ export function exportEntries(db: Queryable, businessCode: number, range: DayRan
         const last = batch.at(-1);
         if (last) after = { postedAt: last.posted_at, entryId: last.entry_id };
         reading = false;
-        for (const line of batch) this.push(inert(toRow(line)));
+        for (const line of batch) this.push(inert(toRow(line, range.zone)));
         if (batch.length < EXPORT_BATCH) this.push(null);
       })().catch((error: unknown) => this.destroy(error as Error));
     },

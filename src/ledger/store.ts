@@ -109,8 +109,8 @@ function entryRows(entries: readonly EntryRequest[]): EntryRow[] {
       kind: 'fee',
       movementId: null,
       // The fee's details ({of, payment_id | transfer_id}) are read through what it was charged on
-      // (movement_history), so its own snapshot holds only what the charged movement shows.
-      opens: { reference: opens.reference, snapshot: {} },
+      // (movement_history); its snapshot keeps only the QR it came through, for the journal export.
+      opens: { reference: opens.reference, snapshot: chargedQrOf(opens.snapshot) },
       amountCentavos: entry.feeCentavos!,
       feeCentavos: 0,
       movementFee: 0,
@@ -336,6 +336,11 @@ export async function postEntries(
     };
     return [{ outcome: 'posted', entryId: row.entry_id, movementId: row.movement_id!, movement }];
   });
+}
+
+/** The QR (and its external reference) of a movement's snapshot, the part its fee's snapshot repeats. */
+function chargedQrOf(snapshot: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(snapshot).filter(([key]) => key === 'qr_id' || key === 'external_reference'));
 }
 
 /** The signed amount of the movement an entry opens (a payment in; a transfer, refund or fee out); null otherwise. */

@@ -1,5 +1,6 @@
 // The ledger's API views: pure functions from rows to the JSON the API answers (docs/architecture.md#conventions).
 import { CURRENCY, centavos, centavosToAmount, formatCentavos } from '../money.ts';
+import { formatWallClock } from '../time.ts';
 import type { EntryLine, Statement } from './statements.ts';
 import type { LedgerReport, MovementRow, PaymentSnapshot, TransferSnapshot } from './service.ts';
 import type { BalanceRow } from './store.ts';
@@ -99,7 +100,7 @@ export function toStatementView(statement: Statement) {
  * accountant's spreadsheet reads `-20.00`), the counterparty as the movement shows it (masked). Text as
  * stored: the export's writer makes every cell inert for spreadsheets (csv.ts).
  */
-export function toEntryCsvRow(line: EntryLine): unknown[] {
+export function toEntryCsvRow(line: EntryLine, zone: string): unknown[] {
   const snapshot = line.snapshot as Partial<PaymentSnapshot & TransferSnapshot> & { qr_id?: string; external_reference?: string };
   const counterparty = snapshot.destination
     ? { bank: String(snapshot.destination.bank_code), account: snapshot.destination.account_number, name: snapshot.destination.account_titular }
@@ -108,6 +109,9 @@ export function toEntryCsvRow(line: EntryLine): unknown[] {
     line.entry_id, line.posted_at.toISOString(), line.kind, formatCentavos(line.amount_centavos), formatCentavos(line.balance_after_centavos),
     CURRENCY, line.reference, snapshot.external_reference ?? null, counterparty.bank, counterparty.account,
     counterparty.name, snapshot.qr_id ?? null, line.payment_id, line.transfer_id, line.refund_id,
+    // The day of the statement the entry belongs to: an accountant imports by business day, and an entry
+    // posted after 20:00 in La Paz is already the next day in UTC.
+    formatWallClock(line.posted_at, zone).slice(0, 10),
   ];
 }
 

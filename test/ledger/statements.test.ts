@@ -14,6 +14,7 @@ import { createQr, pay } from '../qr/qr-helpers.ts';
 const COLUMNS = [
   'entry_id', 'posted_at', 'kind', 'amount', 'balance_after', 'currency', 'reference', 'external_reference',
   'counterparty_bank', 'counterparty_account', 'counterparty_name', 'qr_id', 'payment_id', 'transfer_id', 'refund_id',
+  'business_date',
 ];
 const PAYER = { source_bank: 'Banco Unión', account_number: '10000123454321', account_titular: 'Ana Pérez' };
 
@@ -117,16 +118,18 @@ describe.each(databaseKinds())('statements on %s', (kind) => {
     const rows: Record<string, string>[] = parse(response.text, { columns: true, record_delimiter: '\r\n' });
     expect(Object.keys(rows[0]!)).toEqual([
       'entry_id', 'posted_at', 'kind', 'amount', 'balance_after', 'currency', 'reference', 'external_reference',
-      'counterparty_bank', 'counterparty_account', 'counterparty_name', 'qr_id', 'payment_id', 'transfer_id', 'refund_id',
+      'counterparty_bank', 'counterparty_account', 'counterparty_name', 'qr_id', 'payment_id', 'transfer_id', 'refund_id', 'business_date',
     ]);
-    expect(rows.map((r) => [r.posted_at, r.kind, r.amount, r.balance_after])).toEqual([
-      ['2026-11-20T14:00:00.000Z', 'payment', '100.00', '100.00'],
-      ['2026-11-20T14:10:00.000Z', 'transfer', '-30.00', '70.00'],
-      ['2026-11-21T03:30:00.000Z', 'payment', '7.00', '77.00'],
-      ['2026-11-21T15:00:00.000Z', 'transfer_return', '30.00', '107.00'],
-      ['2026-11-21T15:01:00.000Z', 'refund', '-20.00', '87.00'],
-      ['2026-11-21T15:02:00.000Z', 'payment', '5.00', '92.00'],
-      ['2026-11-21T15:02:00.000Z', 'refund', '-5.00', '87.00'],
+    // business_date is the day in SERVICE_TIMEZONE (La Paz, UTC−4): the payment posted at 03:30 UTC on the
+    // 21st belongs to the statement of the 20th.
+    expect(rows.map((r) => [r.posted_at, r.kind, r.amount, r.balance_after, r.business_date])).toEqual([
+      ['2026-11-20T14:00:00.000Z', 'payment', '100.00', '100.00', '2026-11-20'],
+      ['2026-11-20T14:10:00.000Z', 'transfer', '-30.00', '70.00', '2026-11-20'],
+      ['2026-11-21T03:30:00.000Z', 'payment', '7.00', '77.00', '2026-11-20'],
+      ['2026-11-21T15:00:00.000Z', 'transfer_return', '30.00', '107.00', '2026-11-21'],
+      ['2026-11-21T15:01:00.000Z', 'refund', '-20.00', '87.00', '2026-11-21'],
+      ['2026-11-21T15:02:00.000Z', 'payment', '5.00', '92.00', '2026-11-21'],
+      ['2026-11-21T15:02:00.000Z', 'refund', '-5.00', '87.00', '2026-11-21'],
     ]);
     expect(rows[0]).toMatchObject({
       reference: 'Pedido 7, "rojo"', currency: 'BOB', counterparty_bank: 'Banco Unión', counterparty_account: '**********4321',
@@ -249,7 +252,7 @@ describe.each(databaseKinds())('statements on %s', (kind) => {
     const day = await t.request('GET', '/api/v2/balance/entries.csv?from=2026-11-21&to=2026-11-21', { apiKey: merchant.apiKey });
     expect((parse(day.text, { columns: true }) as Array<{ kind: string }>).map((r) => r.kind)).toEqual(['transfer_return', 'refund', 'payment', 'refund']);
     const empty = await t.request('GET', '/api/v2/balance/entries.csv?from=2026-11-19&to=2026-11-19', { apiKey: merchant.apiKey });
-    expect(empty.text).toBe('entry_id,posted_at,kind,amount,balance_after,currency,reference,external_reference,counterparty_bank,counterparty_account,counterparty_name,qr_id,payment_id,transfer_id,refund_id\r\n');
+    expect(empty.text).toBe('entry_id,posted_at,kind,amount,balance_after,currency,reference,external_reference,counterparty_bank,counterparty_account,counterparty_name,qr_id,payment_id,transfer_id,refund_id,business_date\r\n');
   });
 
   it('shows a merchant only its own entries', async () => {
