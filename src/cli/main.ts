@@ -18,7 +18,9 @@ import { fieldErrorsFromAjv, validatorCompiler } from '../kernel/validation.ts';
 import * as ledger from '../ledger/service.ts';
 import { StatementQuery } from '../ledger/schemas.ts';
 import { dayRange, exportEntries, statementOf } from '../ledger/statements.ts';
-import { toEntryCsvRow, toLedgerReportView, toStatementView } from '../ledger/views.ts';
+import { csvStringifier, inertRecord } from '../ledger/csv.ts';
+import { revenueOf } from '../ledger/revenue.ts';
+import { REVENUE_CSV_COLUMNS, toEntryCsvRow, toLedgerReportView, toRevenueCsvRows, toRevenueView, toStatementView } from '../ledger/views.ts';
 import * as schemas from '../merchants/schemas.ts';
 import * as merchants from '../merchants/service.ts';
 import { toApiKeyListing, toCreatedPartnerView, toMerchantView, toPartnerView } from '../merchants/views.ts';
@@ -66,6 +68,10 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
   statement BUSINESS_CODE --from YYYY-MM-DD --to YYYY-MM-DD [--csv]
                                             a merchant's daily statement (JSON), or with --csv its journal
                                             entries as CSV, streamed (days in SERVICE_TIMEZONE, at most 366)
+  revenue --from YYYY-MM-DD --to YYYY-MM-DD [--csv]
+                                            what the merchants' fees earned, by day and by merchant, and the
+                                            activation fees apart (docs/fees.md); --csv: one row per day and
+                                            merchant
 
 The database is the service's: DATABASE_URL (PostgreSQL) or the embedded one in DATA_DIR. An embedded
 database can be open in one process only: stop the service before using the CLI on it.`;
@@ -116,6 +122,21 @@ function parseCommand(argv: string[]): Command {
       const range = dayRange(query.from, query.to, config.serviceTimeZone, clock.now());
       if (values.csv) return { stream: exportEntries(db, businessCode, range, toEntryCsvRow), exitCode: 0 };
       return ok(toStatementView(await statementOf(db, businessCode, range)));
+    };
+  }
+  if (noun === 'revenue') {
+    if (verb !== undefined) throw new UsageError('revenue takes no argument but --from and --to');
+    const query = validate(StatementQuery, { from: values.from, to: values.to });
+    return async ({ config, db, clock }) => {
+      const range = dayRange(query.from, query.to, config.serviceTimeZone, clock.now());
+      const report = await revenueOf(db, range, await merchants.platformBusinessCode(db));
+      const names = await merchants.merchantNames(db, [...new Set(report.lines.map((line) => line.businessCode))]);
+      if (!values.csv) return ok(toRevenueView(report, names));
+      const csv = csvStringifier(REVENUE_CSV_COLUMNS);
+      const inert = inertRecord(REVENUE_CSV_COLUMNS, new Set(['amount']));
+      for (const row of toRevenueCsvRows(report, names)) csv.write(inert(row));
+      csv.end();
+      return { stream: csv, exitCode: 0 };
     };
   }
   switch (`${noun} ${verb ?? ''}`.trim()) {

@@ -16,6 +16,7 @@ import { parseJsonBody, validatorCompiler } from '../kernel/validation.ts';
 import { railAdminRoutes } from '../bank/admin-routes.ts';
 import { registerReconciliationMetrics } from '../bank/metrics.ts';
 import { bankRoutes } from '../bank/routes.ts';
+import { ledgerAdminRoutes } from '../ledger/admin-routes.ts';
 import { ledgerRoutes } from '../ledger/routes.ts';
 import { refundAdminRoutes } from '../refunds/admin-routes.ts';
 import { refundRoutes } from '../refunds/routes.ts';
@@ -43,7 +44,7 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** The operator API's routes (/admin/v1, only while ADMIN_TOKEN is set), each capability's own. */
-const OPERATOR_ROUTES: CapabilityRoutes[] = [adminRoutes, refundAdminRoutes, railAdminRoutes];
+const OPERATOR_ROUTES: CapabilityRoutes[] = [adminRoutes, ledgerAdminRoutes, refundAdminRoutes, railAdminRoutes];
 
 /** The public API's capabilities, each a plugin of its own routes. */
 const CAPABILITY_ROUTES: CapabilityRoutes[] = [ledgerRoutes, qrRoutes, transferRoutes, refundRoutes, onboardingRoutes, webhookEndpointRoutes, eventRoutes, bankRoutes];

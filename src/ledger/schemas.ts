@@ -119,3 +119,31 @@ export const StatementSchema = Type.Object({
     closing_balance: Type.Number(),
   }), { description: 'Every day of the range, those without activity included' }),
 });
+
+const RevenueTotals = (description: string) => Type.Object({
+  count: Type.Integer({ description: `${description}: fees charged less transfer fees given back` }),
+  amount: Type.Number({ description: `${description}: their amount, net of the transfer fees given back`, example: 1250.3 }),
+});
+
+/** The operator's revenue report (docs/fees.md#revenue). */
+export const RevenueSchema = Type.Object({
+  from: Type.String({ example: '2026-11-01' }),
+  to: Type.String({ example: '2026-11-30' }),
+  currency: Type.Literal('BOB'),
+  total: RevenueTotals('Every merchant\'s fees in the range'),
+  activations: Type.Object({
+    count: Type.Integer({ description: 'Onboarding activation fees collected by the platform account' }),
+    amount: Type.Number(),
+  }, { description: 'Onboarding activation fees, apart from the fees' }),
+  days: Type.Array(Type.Object({
+    date: Type.String({ example: '2026-11-23' }),
+    count: Type.Integer(),
+    amount: Type.Number(),
+  }), { description: 'Every day of the range (in SERVICE_TIMEZONE), those without fees included' }),
+  merchants: Type.Array(Type.Object({
+    business_code: Type.Integer(),
+    name: Type.String(),
+    count: Type.Integer(),
+    amount: Type.Number(),
+  }), { description: 'The merchants with fees in the range, the largest revenue first' }),
+});

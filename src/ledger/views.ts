@@ -1,6 +1,7 @@
 // The ledger's API views: pure functions from rows to the JSON the API answers (docs/architecture.md#conventions).
 import { CURRENCY, centavos, centavosToAmount, formatCentavos } from '../money.ts';
 import { formatWallClock } from '../time.ts';
+import type { RevenueReport } from './revenue.ts';
 import type { EntryLine, Statement } from './statements.ts';
 import type { LedgerReport, MovementRow, PaymentSnapshot, TransferSnapshot } from './service.ts';
 import type { BalanceRow } from './store.ts';
@@ -115,3 +116,24 @@ export function toEntryCsvRow(line: EntryLine, zone: string): unknown[] {
   ];
 }
 
+
+/** The wire form of the revenue report (docs/fees.md#revenue); `names` are the merchants' names. */
+export function toRevenueView(report: RevenueReport, names: ReadonlyMap<number, string>) {
+  const totals = (t: { count: number; centavos: Centavos }) => ({ count: t.count, amount: centavosToAmount(t.centavos) });
+  return {
+    from: report.range.from,
+    to: report.range.to,
+    currency: CURRENCY as typeof CURRENCY,
+    total: totals(report.total),
+    activations: totals(report.activations),
+    days: report.days.map((day) => ({ date: day.date, ...totals(day) })),
+    merchants: report.merchants.map((m) => ({ business_code: m.businessCode, name: names.get(m.businessCode) ?? '', ...totals(m) })),
+  };
+}
+
+/** The columns of `mps revenue --csv`: one row per day and merchant with fees, and per day with activations. */
+export const REVENUE_CSV_COLUMNS = ['date', 'kind', 'business_code', 'merchant', 'count', 'amount'] as const;
+
+export function toRevenueCsvRows(report: RevenueReport, names: ReadonlyMap<number, string>): unknown[][] {
+  return report.lines.map((line) => [line.date, line.kind, line.businessCode, names.get(line.businessCode) ?? '', line.count, formatCentavos(line.centavos)]);
+}

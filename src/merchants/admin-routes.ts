@@ -1,11 +1,8 @@
-// Operator API under /admin/v1 (docs/api-reference.md#operator-api): partners, merchants, keys, suspension, the ACH module and
-// the ledger check. Only registered when ADMIN_TOKEN is set; every route needs `Authorization: Bearer`.
+// Operator API under /admin/v1 (docs/api-reference.md#operator-api): partners, merchants, keys, suspension and the ACH module.
+// Only registered when ADMIN_TOKEN is set; every route needs `Authorization: Bearer`.
 import { Type } from '@sinclair/typebox';
 import type { CapabilityRoutes } from '../context.ts';
 import { errorResponses, OPERATOR_ERRORS } from '../kernel/schemas.ts';
-import { LedgerCheckSchema } from '../ledger/schemas.ts';
-import * as ledger from '../ledger/service.ts';
-import { toLedgerReportView } from '../ledger/views.ts';
 import * as schemas from './schemas.ts';
 import * as merchants from './service.ts';
 import { toApiKeyListing, toCreatedMerchantView, toCreatedPartnerView, toMerchantView, toPartnerView } from './views.ts';
@@ -153,12 +150,4 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     await db.transaction((tx) => merchants.revokeApiKey(tx, request.params.key_prefix, clock.now()));
     return reply.code(204).send(null);
   });
-
-  app.get('/ledger/check', {
-    config: adminRoute,
-    schema: {
-      tags, security, summary: 'The ledger check: balanced entries, account heads, running balances, the balance invariant, movements against the journal, statement buckets',
-      response: { 200: LedgerCheckSchema, ...errorResponses(...OPERATOR_ERRORS) },
-    },
-  }, async () => toLedgerReportView(await ledger.checkLedger(db)));
 };

@@ -133,6 +133,15 @@ export async function getMerchant(db: Queryable, businessCode: number): Promise<
   return merchant;
 }
 
+/** The platform's own merchant account, which collects onboarding activation fees; null before migrations made it. */
+export async function platformBusinessCode(db: Queryable): Promise<number | null> {
+  return store.findPlatformBusinessCode(db);
+}
+
+export async function merchantNames(db: Queryable, businessCodes: readonly number[]): Promise<Map<number, string>> {
+  return businessCodes.length === 0 ? new Map() : store.findMerchantNames(db, businessCodes);
+}
+
 export async function listMerchants(db: Queryable): Promise<MerchantRow[]> {
   return store.listMerchants(db);
 }

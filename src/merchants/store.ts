@@ -131,6 +131,19 @@ export async function lockPricePlans(tx: Queryable, businessCodes: readonly numb
   return new Map(rows.map((row) => [Number(row.business_code), toPricePlan(row)]));
 }
 
+/** The platform's own merchant account (it collects onboarding activation fees), if the database has one. */
+export async function findPlatformBusinessCode(tx: Queryable): Promise<number | null> {
+  const { rows } = await tx.query<{ business_code: number }>('select business_code from merchants where is_platform');
+  return rows[0] ? Number(rows[0].business_code) : null;
+}
+
+/** The names of the merchants `businessCodes` lists (those that exist). */
+export async function findMerchantNames(tx: Queryable, businessCodes: readonly number[]): Promise<Map<number, string>> {
+  const { rows } = await tx.query<{ business_code: number; name: string }>(
+    'select business_code, name from merchants where business_code = any($1::bigint[])', [[...businessCodes]]);
+  return new Map(rows.map((row) => [Number(row.business_code), row.name]));
+}
+
 export async function listMerchants(tx: Queryable): Promise<MerchantRow[]> {
   const { rows } = await tx.query<MerchantRow>(`select ${MERCHANT_COLUMNS} from merchants order by business_code`);
   return rows;

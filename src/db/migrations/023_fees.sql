@@ -64,6 +64,9 @@ create or replace view movement_history as
 -- these, never the journal): fees charged count +1, transfer fees given back −1.
 alter table ledger_buckets add column revenue_count integer not null default 0;
 alter table ledger_buckets add column revenue_centavos bigint not null default 0;
+-- The report reads the range's buckets with fee activity, of every merchant: a partial index by time.
+create index ledger_buckets_with_revenue on ledger_buckets (bucket_start, business_code)
+  include (revenue_count, revenue_centavos) where revenue_count <> 0 or revenue_centavos <> 0;
 
 -- The fee of a payment and of a transfer, on their own rows (the API shows `fee` and `net` from them).
 alter table qr_payments add column fee_centavos bigint not null default 0
