@@ -5,6 +5,8 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { EncryptionKey } from './kernel/secret-box.ts';
 import { parseAmount, type Centavos } from './money.ts';
+// The fee rules' own parsers (pricing.ts is pure and imports only money.ts), so FEE_QR reads exactly as a plan is kept.
+import { parseFixedFee, parseQrPrice, type PricePlan } from './merchants/pricing.ts';
 import { RAIL_NAMES } from './rails/names.ts';
 import { isKnownTimeZone, parseDuration } from './time.ts';
 
@@ -48,6 +50,12 @@ export interface BanecoConfig {
 /** The rail: how money enters and leaves (RAIL). */
 export type RailConfig = { kind: 'sandbox' } | { kind: 'baneco'; baneco: BanecoConfig };
 
+/** A time of day on the wall clock, 00:00 to 23:59. */
+export interface TimeOfDay {
+  hour: number;
+  minute: number;
+}
+
 /** A bank a transfer may be sent to (GET /api/v2/banks). */
 export interface BankConfig {
   bankCode: number;
@@ -77,6 +85,10 @@ export interface Config {
   /** How old a payment may be and still be refunded (REFUND_WINDOW). */
   refundWindowMs: number;
   onboardingActivationFeeCentavos: Centavos;
+  /** The price plan a new merchant gets (FEE_QR and FEE_TRANSFER; docs/fees.md): the free plan unless set. */
+  defaultPricePlan: PricePlan;
+  /** When scheduled payouts run each day (PAYOUT_TIME): a wall-clock time in `serviceTimeZone`. */
+  payoutTime: TimeOfDay;
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
   /** PENDING→IN_TRANSIT and IN_TRANSIT→COMPLETED delays; null: only the advance helper moves transfers. */
@@ -189,6 +201,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     const parsed = parseAmount(t, { min: 0, max: 10_000_000 });
     return parsed.ok ? parsed.centavos : null;
   }, 'an amount in BOB with at most two decimals, from 0 (no fee) to 100000.00');
+  const qrPrice = read('FEE_QR', '0%+0.00', parseQrPrice,
+    'PERCENT%+FIXED such as 1.5%+0.30: a percentage from 0 to 10.00 and an amount in BOB from 0 to 100.00, each with at most two decimals');
+  const transferFixed = read('FEE_TRANSFER', '0.00', parseFixedFee, 'an amount in BOB with at most two decimals, from 0 (no fee) to 100.00');
+  const defaultPricePlan: PricePlan = { ...qrPrice, transferFixed };
+  const payoutTime = read('PAYOUT_TIME', '18:00', timeOfDay, 'a time of day HH:MM on a 24-hour clock, in SERVICE_TIMEZONE, such as 18:00');
   const webhookRetryScheduleMs = read('WEBHOOK_RETRY_SCHEDULE', '5s,30s,2m,10m,30m,1h,3h,6h,12h,24h',
     (t) => durationList(t, 1, 30), 'a comma-separated list of 1 to 30 durations such as 5s,30s,2m');
   const webhookTimeoutMs = read('WEBHOOK_TIMEOUT', '10s', (t) => {
@@ -242,7 +259,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   return {
     encryptionKeys, encryptionKeysConfigured, rail,
     port, host, database, databaseReplica, databaseQueryTimeoutMs, mode, publicBaseUrl, adminToken, serviceTimeZone, onboardingIntentTtlMs,
-    refundWindowMs, onboardingActivationFeeCentavos, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
+    refundWindowMs, onboardingActivationFeeCentavos, defaultPricePlan, payoutTime, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
     rateLimit, publicRateLimit, trustProxy, httpHeadersTimeoutMs, httpRequestTimeoutMs, connectionsPerAddress, metricsToken, role, banks, logLevel,
   };
 }
@@ -312,6 +329,12 @@ function wholeNumber(text: string, min: number, max: number): number | null {
   if (!/^\d+$/.test(text)) return null;
   const value = Number(text);
   return value >= min && value <= max ? value : null;
+}
+
+/** `18:00`, `9:30`: hours 0–23, minutes 0–59. */
+function timeOfDay(text: string): TimeOfDay | null {
+  const match = /^([01]?[0-9]|2[0-3]):([0-5][0-9])$/.exec(text);
+  return match ? { hour: Number(match[1]), minute: Number(match[2]) } : null;
 }
 
 function oneOf<const T extends string>(text: string, values: readonly T[]): T | null {

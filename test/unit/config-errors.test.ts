@@ -14,6 +14,9 @@ describe('configuration errors', () => {
     ['RATE_LIMIT', 'fast'],
     ['SANDBOX_SETTLEMENT', 'soon'],
     ['BANKS_FILE', '/nonexistent/banks.json'],
+    ['FEE_QR', '1.5'],
+    ['FEE_TRANSFER', 'free'],
+    ['PAYOUT_TIME', '6pm'],
   ])('a wrong %s is a ConfigError naming the variable, not a crash', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}=`));

@@ -69,6 +69,11 @@ describe('loadConfig defaults (docs/api-reference.md#configuration)', () => {
     expect(config.onboardingActivationFeeCentavos).toBe(1_000);
   });
 
+  it('gives new merchants the free price plan and pays scheduled payouts out at 18:00', () => {
+    expect(config.defaultPricePlan).toEqual({ qrBasisPoints: 0, qrFixed: 0, transferFixed: 0 });
+    expect(config.payoutTime).toEqual({ hour: 18, minute: 0 });
+  });
+
   it('retries webhooks on 5s,30s,2m,10m,30m,1h,3h,6h,12h,24h with a 10 s timeout', () => {
     const s = 1_000;
     const m = 60 * s;
@@ -232,6 +237,9 @@ describe('loadConfig accepts the documented forms', () => {
       SERVICE_TIMEZONE: 'America/Lima',
       ONBOARDING_INTENT_TTL: '2h',
       ONBOARDING_ACTIVATION_FEE: '25.5',
+      FEE_QR: '2.75%+1',
+      FEE_TRANSFER: '3.5',
+      PAYOUT_TIME: '17:45',
       WEBHOOK_RETRY_SCHEDULE: '500ms,3s,1d',
       WEBHOOK_TIMEOUT: '3s',
       SANDBOX_SETTLEMENT: '1s,2m',
@@ -254,6 +262,8 @@ describe('loadConfig accepts the documented forms', () => {
       serviceTimeZone: 'America/Lima',
       onboardingIntentTtlMs: 2 * 3_600_000,
       onboardingActivationFeeCentavos: 2_550,
+      defaultPricePlan: { qrBasisPoints: 275, qrFixed: 100, transferFixed: 350 },
+      payoutTime: { hour: 17, minute: 45 },
       webhookRetryScheduleMs: [500, 3_000, 86_400_000],
       webhookTimeoutMs: 3_000,
       sandboxSettlementMs: [1_000, 120_000],
@@ -306,6 +316,19 @@ describe('loadConfig accepts the documented forms', () => {
       .toThrow(/needs DATABASE_URL to name a PostgreSQL server/);
   });
 
+  it('reads FEE_QR and FEE_TRANSFER into the plan of new merchants, in basis points and centavos', () => {
+    expect(loadConfig({ FEE_QR: '1.5%+0.30', FEE_TRANSFER: '0.5' }, '/srv/mps').defaultPricePlan).toEqual({ qrBasisPoints: 150, qrFixed: 30, transferFixed: 50 });
+    expect(loadConfig({ FEE_QR: '10%+100', FEE_TRANSFER: '100.00' }, '/srv/mps').defaultPricePlan).toEqual({ qrBasisPoints: 1000, qrFixed: 10_000, transferFixed: 10_000 });
+    expect(loadConfig({ FEE_QR: ' 0.01%+0 ' }, '/srv/mps').defaultPricePlan).toEqual({ qrBasisPoints: 1, qrFixed: 0, transferFixed: 0 });
+  });
+
+  it('reads PAYOUT_TIME as hour and minute, with or without a leading zero', () => {
+    expect(loadConfig({ PAYOUT_TIME: '09:30' }, '/srv/mps').payoutTime).toEqual({ hour: 9, minute: 30 });
+    expect(loadConfig({ PAYOUT_TIME: '7:05' }, '/srv/mps').payoutTime).toEqual({ hour: 7, minute: 5 });
+    expect(loadConfig({ PAYOUT_TIME: '00:00' }, '/srv/mps').payoutTime).toEqual({ hour: 0, minute: 0 });
+    expect(loadConfig({ PAYOUT_TIME: '23:59' }, '/srv/mps').payoutTime).toEqual({ hour: 23, minute: 59 });
+  });
+
   it('reads the roles api, worker and all', () => {
     for (const role of ['api', 'worker', 'all'] as const) expect(loadConfig({ ROLE: role }, '/srv/mps').role).toBe(role);
   });
@@ -327,6 +350,23 @@ describe('loadConfig refuses wrong values with one line naming the variable', ()
     ['ONBOARDING_INTENT_TTL', '0m'],
     ['ONBOARDING_ACTIVATION_FEE', '1.234'],
     ['ONBOARDING_ACTIVATION_FEE', '-1'],
+    ['FEE_QR', '1.5'],
+    ['FEE_QR', '1.5%'],
+    ['FEE_QR', '0.30+1.5%'],
+    ['FEE_QR', '1.555%+0.30'],
+    ['FEE_QR', '10.01%+0'],
+    ['FEE_QR', '1.5%+100.01'],
+    ['FEE_QR', '-1%+0'],
+    ['FEE_QR', '1,5%+0,30'],
+    ['FEE_TRANSFER', '0.505'],
+    ['FEE_TRANSFER', '100.01'],
+    ['FEE_TRANSFER', '-1'],
+    ['FEE_TRANSFER', '1.5%'],
+    ['PAYOUT_TIME', '24:00'],
+    ['PAYOUT_TIME', '18:60'],
+    ['PAYOUT_TIME', '18'],
+    ['PAYOUT_TIME', '6pm'],
+    ['PAYOUT_TIME', '18:00:00'],
     ['WEBHOOK_RETRY_SCHEDULE', '5x'],
     ['WEBHOOK_RETRY_SCHEDULE', '5s,,30s'],
     ['WEBHOOK_TIMEOUT', '2m'],
