@@ -20,7 +20,11 @@ export function createAppContext(base: BaseContext, options: ComposeOptions = {}
   return {
     ...base,
     replica: base.replica ?? primaryReads(base.db),
-    purposes: new PaymentPurposes({ [ACTIVATION_PURPOSE]: completeByActivationPayment, ...options.purposes }),
+    purposes: new PaymentPurposes({
+      // The merchant an activation payment creates gets the configured default plan.
+      [ACTIVATION_PURPOSE]: (tx, paid) => completeByActivationPayment(tx, base.config, paid),
+      ...options.purposes,
+    }),
     merchantDisplays: new MerchantDisplayCache(),
     secrets: new SecretBox(base.config.encryptionKeys),
     rail: railFor(base),

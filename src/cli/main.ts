@@ -172,7 +172,7 @@ function parseCommand(argv: string[]): Command {
       });
       return async ({ config, db, clock }) => {
         const created = await db.transaction((tx) => merchants.createMerchant(tx, {
-          name: body.name, city: body.city, mcc: body.mcc, achEnabled: body.ach_enabled, partnerId: body.partner_id,
+          name: body.name, city: body.city, mcc: body.mcc, achEnabled: body.ach_enabled, partnerId: body.partner_id, plan: config.defaultPricePlan,
         }, config.mode, clock.now()));
         return ok({ ...toMerchantView(created.merchant), api_key: created.apiKey, key_prefix: created.keyPrefix });
       };

@@ -60,12 +60,12 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
  * An amount in BOB: a JSON number or numeric string with at most two decimals, from `minCentavos` to
  * `maxCentavos` inclusive (the `x-money` keyword of validation.ts; parse it with money.ts parseAmount).
  */
-export function MoneyAmount(minCentavos: number, maxCentavos: number, options: { description?: string } = {}) {
+export function MoneyAmount(minCentavos: number, maxCentavos: number, options: { description?: string; example?: number } = {}) {
   return Type.Unsafe<number | string>({
     type: ['number', 'string'],
     'x-money': { min: minCentavos, max: maxCentavos },
     description: options.description ?? `Amount in BOB, ${(minCentavos / 100).toFixed(2)} to ${(maxCentavos / 100).toFixed(2)}, at most two decimals`,
-    example: 150.5,
+    example: options.example ?? 150.5,
   });
 }
 

@@ -64,7 +64,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
   app.post('/merchants', {
     config: showsKey,
     schema: {
-      tags, security, summary: 'Create a merchant with its balance and first API key',
+      tags, security, summary: 'Create a merchant with its balance, price plan and first API key',
       body: schemas.CreateMerchantBody,
       response: { 201: schemas.CreatedMerchantSchema, ...errorResponses(...OPERATOR_ERRORS, 400, 404, 413, 415, 422) },
     },
@@ -76,6 +76,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       mcc: body.mcc,
       achEnabled: body.ach_enabled,
       partnerId: body.partner_id,
+      plan: merchants.planWith(config.defaultPricePlan, body.pricing),
     }, config.mode, clock.now()));
     return reply.code(201).send(toCreatedMerchantView(created));
   });
@@ -100,7 +101,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
   app.patch('/merchants/:business_code', {
     config: adminRoute,
     schema: {
-      tags, security, summary: 'Turn the ACH module on or off; suspend or reactivate a merchant',
+      tags, security, summary: 'Turn the ACH module on or off; suspend or reactivate a merchant; change its price plan (applies forward only)',
       params: schemas.BusinessCodeParams,
       body: schemas.UpdateMerchantBody,
       response: { 200: schemas.MerchantSchema, ...errorResponses(...OPERATOR_ERRORS, 400, 404, 413, 415, 422) },
@@ -109,6 +110,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     const merchant = await db.transaction((tx) => merchants.updateMerchant(tx, request.params.business_code, {
       achEnabled: request.body.ach_enabled,
       status: request.body.status,
+      plan: merchants.planChangeOf(request.body.pricing),
     }, clock.now()));
     return toMerchantView(merchant);
   });

@@ -23,6 +23,7 @@ export async function createSandboxAccountsIfEmpty({ config, db, clock }: AppCon
       name: 'Sandbox Merchant',
       achEnabled: true,
       partnerId: partner.partner.id,
+      plan: config.defaultPricePlan,
     }, config.mode, now);
     return {
       partnerId: partner.partner.id,

@@ -4,8 +4,10 @@ import type { Mode } from '../config.ts';
 import type { Queryable, Transaction } from '../db/database.ts';
 import { notFound } from '../kernel/errors.ts';
 import * as ledger from '../ledger/service.ts';
+import { validatedCentavos } from '../money.ts';
 import { generateApiKey, type KeyKind } from './keys.ts';
-import { FREE_PLAN, type PricePlan } from './pricing.ts';
+import { FREE_PLAN, MAX_FIXED_FEE, MAX_QR_BASIS_POINTS, type PricePlan } from './pricing.ts';
+import type { PricingBody } from './schemas.ts';
 import * as store from './store.ts';
 import type { ApiKeyRow, KeyOwnerRow, MerchantRow, MerchantStatus, PartnerRow } from './store.ts';
 import type { FullAccountNumber } from '../masking.ts';
@@ -37,6 +39,29 @@ export interface NewMerchant {
   mcc?: string;
   achEnabled?: boolean;
   partnerId?: number | null;
+  /**
+   * Every way the service creates a merchant passes the configured default (config.defaultPricePlan), with
+   * the operator's own fields over it (planWith); the tests of each path check it. Left out (tests and
+   * benchmarks that make merchants directly): the free plan, the plan of every merchant before price plans.
+   */
+  plan?: PricePlan;
+}
+
+/**
+ * The plan fields a request names, from the API's numbers (1.5 %, 0.30 BOB) to basis points and centavos.
+ * The schema's `x-money` keyword has accepted them with the same bounds; fields left out are left out.
+ */
+export function planChangeOf(pricing: PricingBody | undefined): Partial<PricePlan> {
+  const change: Partial<PricePlan> = {};
+  if (pricing?.qr_percent !== undefined) change.qrBasisPoints = validatedCentavos(pricing.qr_percent, { min: 0, max: MAX_QR_BASIS_POINTS });
+  if (pricing?.qr_fixed !== undefined) change.qrFixed = validatedCentavos(pricing.qr_fixed, { min: 0, max: MAX_FIXED_FEE });
+  if (pricing?.transfer_fixed !== undefined) change.transferFixed = validatedCentavos(pricing.transfer_fixed, { min: 0, max: MAX_FIXED_FEE });
+  return change;
+}
+
+/** `base` with the fields a request names over it: a new merchant's plan from the default and its `pricing`. */
+export function planWith(base: PricePlan, pricing: PricingBody | undefined): PricePlan {
+  return { ...base, ...planChangeOf(pricing) };
 }
 
 export interface CreatedMerchant {
@@ -61,6 +86,7 @@ async function insertMerchantWithBalance(tx: Transaction, request: NewMerchant, 
     mcc: request.mcc ?? DEFAULT_MCC,
     achEnabled: request.achEnabled ?? false,
     partnerId,
+    plan: request.plan ?? FREE_PLAN,
   }, now);
   await ledger.openBalance(tx, merchant.business_code, now);
   return merchant;
@@ -150,19 +176,27 @@ export async function listPartners(db: Queryable): Promise<PartnerRow[]> {
   return store.listPartners(db);
 }
 
-/** Turns the ACH module on or off and suspends or reactivates; every instance drops cached keys within moments. */
+/**
+ * Turns the ACH module on or off, suspends or reactivates, and changes any fields of the price plan. A
+ * module or status change makes every instance drop its cached keys within moments; a plan is cached
+ * nowhere (a payment or transfer reads it under a share lock), so a plan change alone announces nothing.
+ * Like the other settings, it is recorded as the row's new value and `updated_at`, with no event.
+ */
 export async function updateMerchant(
   tx: Transaction,
   businessCode: number,
-  settings: { achEnabled?: boolean; status?: MerchantStatus },
+  settings: { achEnabled?: boolean; status?: MerchantStatus; plan?: Partial<PricePlan> },
   now: Date,
 ): Promise<MerchantRow> {
   const merchant = await store.updateMerchantSettings(tx, businessCode, {
     achEnabled: settings.achEnabled ?? null,
     status: settings.status ?? null,
+    qrBasisPoints: settings.plan?.qrBasisPoints ?? null,
+    qrFixed: settings.plan?.qrFixed ?? null,
+    transferFixed: settings.plan?.transferFixed ?? null,
   }, now);
   if (!merchant) throw notFound('merchant');
-  tx.notifyAfterCommit(AUTH_CHANGED_CHANNEL);
+  if (settings.achEnabled !== undefined || settings.status !== undefined) tx.notifyAfterCommit(AUTH_CHANGED_CHANNEL);
   return merchant;
 }
 

@@ -7,7 +7,21 @@ import type { PricePlan } from './pricing.ts';
 
 export type MerchantStatus = 'active' | 'suspended';
 
-export interface MerchantRow {
+/** The price plan columns of migration 022. */
+export interface PricePlanColumns {
+  fee_qr_basis_points: number;
+  fee_qr_fixed_centavos: Centavos;
+  fee_transfer_fixed_centavos: Centavos;
+}
+
+const PRICE_PLAN_COLUMNS = 'fee_qr_basis_points, fee_qr_fixed_centavos, fee_transfer_fixed_centavos';
+
+export function toPricePlan(row: PricePlanColumns): PricePlan {
+  return { qrBasisPoints: row.fee_qr_basis_points, qrFixed: row.fee_qr_fixed_centavos, transferFixed: row.fee_transfer_fixed_centavos };
+}
+
+/** A merchant with its price plan: the plan in force is always the row's current columns. */
+export interface MerchantRow extends PricePlanColumns {
   business_code: number;
   name: string;
   city: string;
@@ -53,7 +67,7 @@ export interface KeyOwnerRow {
   ach_enabled: boolean | null;
 }
 
-const MERCHANT_COLUMNS = 'business_code, name, city, mcc, status, ach_enabled, partner_id, is_platform, created_at, updated_at';
+const MERCHANT_COLUMNS = `business_code, name, city, mcc, status, ach_enabled, partner_id, is_platform, ${PRICE_PLAN_COLUMNS}, created_at, updated_at`;
 const API_KEY_COLUMNS = 'id, key_prefix, owner_kind, scope, business_code, partner_id, created_at, last_used_at, revoked_at';
 
 export async function insertPartner(tx: Queryable, name: string, now: Date): Promise<PartnerRow> {
@@ -76,14 +90,15 @@ export async function listPartners(tx: Queryable): Promise<PartnerRow[]> {
 
 export async function insertMerchant(
   tx: Queryable,
-  merchant: { name: string; city: string; mcc: string; achEnabled: boolean; partnerId: number | null },
+  merchant: { name: string; city: string; mcc: string; achEnabled: boolean; partnerId: number | null; plan: PricePlan },
   now: Date,
 ): Promise<MerchantRow> {
   const { rows } = await tx.query<MerchantRow>(
-    `insert into merchants (name, city, mcc, ach_enabled, partner_id, created_at, updated_at)
-     values ($1::text, $2::text, $3::text, $4::boolean, $5::bigint, $6::timestamptz, $6::timestamptz)
+    `insert into merchants (name, city, mcc, ach_enabled, partner_id, ${PRICE_PLAN_COLUMNS}, created_at, updated_at)
+     values ($1::text, $2::text, $3::text, $4::boolean, $5::bigint, $6::integer, $7::bigint, $8::bigint, $9::timestamptz, $9::timestamptz)
      returning ${MERCHANT_COLUMNS}`,
-    [merchant.name, merchant.city, merchant.mcc, merchant.achEnabled, merchant.partnerId, now],
+    [merchant.name, merchant.city, merchant.mcc, merchant.achEnabled, merchant.partnerId,
+      merchant.plan.qrBasisPoints, merchant.plan.qrFixed, merchant.plan.transferFixed, now],
   );
   return rows[0]!;
 }
@@ -103,19 +118,6 @@ export async function lockMerchantStatus(tx: Queryable, businessCode: number): P
     [businessCode],
   );
   return rows[0];
-}
-
-/** The price plan columns of migration 022. */
-export interface PricePlanColumns {
-  fee_qr_basis_points: number;
-  fee_qr_fixed_centavos: Centavos;
-  fee_transfer_fixed_centavos: Centavos;
-}
-
-const PRICE_PLAN_COLUMNS = 'fee_qr_basis_points, fee_qr_fixed_centavos, fee_transfer_fixed_centavos';
-
-export function toPricePlan(row: PricePlanColumns): PricePlan {
-  return { qrBasisPoints: row.fee_qr_basis_points, qrFixed: row.fee_qr_fixed_centavos, transferFixed: row.fee_transfer_fixed_centavos };
 }
 
 /**
@@ -149,21 +151,34 @@ export async function listMerchants(tx: Queryable): Promise<MerchantRow[]> {
   return rows;
 }
 
-/** Sets the given settings of a merchant; a null setting is left as it is. */
+/**
+ * Sets the given settings of a merchant; a null setting is left as it is. The update's row lock waits for
+ * the payments and transfers holding the row's share lock (lockMerchantStatus, lockPricePlans), so a plan
+ * change applies to everything recorded after it and to nothing before.
+ */
 export async function updateMerchantSettings(
   tx: Queryable,
   businessCode: number,
-  settings: { achEnabled: boolean | null; status: MerchantStatus | null },
+  settings: {
+    achEnabled: boolean | null;
+    status: MerchantStatus | null;
+    qrBasisPoints: number | null;
+    qrFixed: Centavos | null;
+    transferFixed: Centavos | null;
+  },
   now: Date,
 ): Promise<MerchantRow | undefined> {
   const { rows } = await tx.query<MerchantRow>(
     `update merchants
         set ach_enabled = coalesce($2::boolean, ach_enabled),
             status = coalesce($3::text, status),
-            updated_at = $4::timestamptz
+            fee_qr_basis_points = coalesce($4::integer, fee_qr_basis_points),
+            fee_qr_fixed_centavos = coalesce($5::bigint, fee_qr_fixed_centavos),
+            fee_transfer_fixed_centavos = coalesce($6::bigint, fee_transfer_fixed_centavos),
+            updated_at = $7::timestamptz
       where business_code = $1::bigint
       returning ${MERCHANT_COLUMNS}`,
-    [businessCode, settings.achEnabled, settings.status, now],
+    [businessCode, settings.achEnabled, settings.status, settings.qrBasisPoints, settings.qrFixed, settings.transferFixed, now],
   );
   return rows[0];
 }

@@ -1,8 +1,10 @@
 // The operator's views of partners, merchants and keys: pure functions from rows to the JSON the admin
 // API and the CLI answer alike (docs/architecture.md#conventions).
+import { centavos, centavosToAmount } from '../money.ts';
+import type { PricePlan } from './pricing.ts';
 import type { CreatedMerchant, CreatedPartner } from './service.ts';
 import { keyKindOf } from './service.ts';
-import type { ApiKeyRow, MerchantRow, PartnerRow } from './store.ts';
+import { toPricePlan, type ApiKeyRow, type MerchantRow, type PartnerRow } from './store.ts';
 
 export function toPartnerView(partner: PartnerRow) {
   return { id: partner.id, name: partner.name, created_at: partner.created_at.toISOString() };
@@ -11,6 +13,18 @@ export function toPartnerView(partner: PartnerRow) {
 /** A new partner with its first master key, shown once. */
 export function toCreatedPartnerView(created: CreatedPartner) {
   return { id: created.partner.id, name: created.partner.name, master_key: created.masterKey, key_prefix: created.keyPrefix };
+}
+
+/**
+ * A price plan as the API shows it: numbers with at most two decimals, read like amounts (1.5 for 150
+ * basis points, 0.3 for 30 centavos), so a plan reads back exactly as the operator wrote it.
+ */
+export function toPricingView(plan: PricePlan) {
+  return {
+    qr_percent: centavosToAmount(centavos(plan.qrBasisPoints)),
+    qr_fixed: centavosToAmount(plan.qrFixed),
+    transfer_fixed: centavosToAmount(plan.transferFixed),
+  };
 }
 
 /** A new merchant with its first API key, shown once (the admin API's answer). */
@@ -22,6 +36,7 @@ export function toCreatedMerchantView(created: CreatedMerchant) {
     city: merchant.city,
     mcc: merchant.mcc,
     ach_enabled: merchant.ach_enabled,
+    pricing: toPricingView(toPricePlan(merchant)),
     api_key: created.apiKey,
     key_prefix: created.keyPrefix,
   };
@@ -37,6 +52,7 @@ export function toMerchantView(merchant: MerchantRow) {
     status: merchant.status,
     ach_enabled: merchant.ach_enabled,
     partner_id: merchant.partner_id,
+    pricing: toPricingView(toPricePlan(merchant)),
     created_at: merchant.created_at.toISOString(),
     updated_at: merchant.updated_at.toISOString(),
   };

@@ -206,7 +206,7 @@ export async function submitRegistration(
  */
 async function storeRegistration(
   tx: Transaction,
-  config: Pick<Config, 'onboardingActivationFeeCentavos'>,
+  config: Pick<Config, 'onboardingActivationFeeCentavos' | 'defaultPricePlan'>,
   token: string,
   registration: Registration,
   flowSecret: string,
@@ -219,7 +219,7 @@ async function storeRegistration(
     return { kind: 'not_open', intent: current };
   }
   if (config.onboardingActivationFeeCentavos === 0) {
-    return { kind: 'completed', intent: await completeWithMerchant(tx, submitted, now) };
+    return { kind: 'completed', intent: await completeWithMerchant(tx, config, submitted, now) };
   }
   return { kind: 'stored', intent: submitted };
 }
@@ -302,7 +302,7 @@ async function issueActivationQr(context: Pick<AppContext, 'db' | 'config'>, pay
  * Creates the merchant of a submitted intent and completes the intent, with its event, inside `tx`. The
  * guarded transition decides: a second completer finds the intent no longer open and rolls back.
  */
-async function completeWithMerchant(tx: Transaction, intent: IntentRow, now: Date): Promise<IntentRow> {
+async function completeWithMerchant(tx: Transaction, config: Pick<Config, 'defaultPricePlan'>, intent: IntentRow, now: Date): Promise<IntentRow> {
   // An open intent with a registration holds the full number (the database's submission check and the
   // masking of closed intents only); a masked copy must never become a payout account.
   if (intent.payout_account_number === null) throw new Error(`intent ${intent.code} has no full payout account number to complete with`);
@@ -312,6 +312,7 @@ async function completeWithMerchant(tx: Transaction, intent: IntentRow, now: Dat
     mcc: intent.mcc ?? undefined,
     achEnabled: false,
     partnerId: intent.partner_id,
+    plan: config.defaultPricePlan,
     profile: { legalName: intent.legal_name!, taxId: intent.tax_id!, email: intent.email!, phone: intent.phone! },
     payoutAccount: {
       bankCode: intent.payout_bank_code!,
@@ -333,10 +334,10 @@ async function completeWithMerchant(tx: Transaction, intent: IntentRow, now: Dat
  * is a payment of the activation QR, which is that code's meaning; the contract's catalogue has no
  * onboarding code, and the flow's pages answer a closed link with their own 410 page, never this code.
  */
-export async function completeByActivationPayment(tx: Transaction, paid: PurposePayment): Promise<void> {
+export async function completeByActivationPayment(tx: Transaction, config: Pick<Config, 'defaultPricePlan'>, paid: PurposePayment): Promise<void> {
   const intent = await store.lockOpenIntentOfActivationQr(tx, paid.qr.id, paid.now);
   if (!intent) throw new ApiError('QR_NOT_PAYABLE', { message: 'This onboarding link has expired, was cancelled or is already used.' });
-  await completeWithMerchant(tx, intent, paid.now);
+  await completeWithMerchant(tx, config, intent, paid.now);
 }
 
 /** Thrown inside the cancel transaction to undo the QR's cancel when the intent turned out closed. */

@@ -141,6 +141,7 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
       status: 'active',
       ach_enabled: true,
       partner_id: partner.id,
+      pricing: { qr_percent: 0, qr_fixed: 0, transfer_fixed: 0 },
       created_at: expect.stringMatching(ISO_UTC),
       updated_at: expect.stringMatching(ISO_UTC),
       api_key: expect.stringMatching(/^mk_test_[0-9A-Za-z]{22,}$/),
@@ -292,6 +293,13 @@ describe('mps CLI on an embedded DATA_DIR (pglite)', { timeout: CLI_TIMEOUT_MS }
     expect(result.json.api_key.startsWith(result.json.key_prefix)).toBe(true);
     expect(fs.existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(true);
     merchant = result.json;
+  });
+
+  it('merchant create gives the new merchant the plan of FEE_QR and FEE_TRANSFER', async () => {
+    const result = await runCli(['merchant', 'create', '--name', 'Tienda Con Tarifa'], { ...env, FEE_QR: '1%+0.10', FEE_TRANSFER: '0.25' });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.json.pricing).toEqual({ qr_percent: 1, qr_fixed: 0.1, transfer_fixed: 0.25 });
   });
 
   it('key create prints another API key of the merchant', async () => {

@@ -108,7 +108,7 @@ describe.each(databaseKinds())('operator API on %s', (kind) => {
   });
 
   describe('merchants', () => {
-    it('POST /merchants with only a name uses the defaults: La Paz, mcc 5999, ACH off, no partner', async () => {
+    it('POST /merchants with only a name uses the defaults: La Paz, mcc 5999, ACH off, no partner, the free plan of FEE_QR and FEE_TRANSFER unset', async () => {
       const response = await t.request('POST', '/admin/v1/merchants', { body: { name: 'Café Pérez' } });
       expect(response.status).toBe(201);
       expect(response.body).toEqual({
@@ -117,6 +117,7 @@ describe.each(databaseKinds())('operator API on %s', (kind) => {
         city: 'La Paz',
         mcc: '5999',
         ach_enabled: false,
+        pricing: { qr_percent: 0, qr_fixed: 0, transfer_fixed: 0 },
         api_key: expect.stringMatching(MERCHANT_KEY),
         key_prefix: response.body.api_key.slice(0, MERCHANT_KIND_PREFIX.length + 8),
       });
@@ -127,7 +128,7 @@ describe.each(databaseKinds())('operator API on %s', (kind) => {
       const now = t.clock.now().toISOString();
       expect(shown.body).toEqual({
         business_code: response.body.business_code, name: 'Café Pérez', city: 'La Paz', mcc: '5999',
-        status: 'active', ach_enabled: false, partner_id: null, created_at: now, updated_at: now,
+        status: 'active', ach_enabled: false, partner_id: null, pricing: { qr_percent: 0, qr_fixed: 0, transfer_fixed: 0 }, created_at: now, updated_at: now,
       });
     });
 

@@ -20,8 +20,9 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
   let free: TestApp; // ONBOARDING_ACTIVATION_FEE=0 on the same database
   let partner: Partner;
   beforeAll(async () => {
-    t = await startTestApp({ kind });
-    free = await startTestApp({ kind, database: t.database, clock: t.clock, env: { ONBOARDING_ACTIVATION_FEE: '0' } });
+    // Each with its own default price plan: a completed registration gets the plan of the service that completed it.
+    t = await startTestApp({ kind, env: { FEE_QR: '2.5%+0.20', FEE_TRANSFER: '1.00' } });
+    free = await startTestApp({ kind, database: t.database, clock: t.clock, env: { ONBOARDING_ACTIVATION_FEE: '0', FEE_QR: '1%+0', FEE_TRANSFER: '0.40' } });
     partner = await t.createPartner('Partner A');
   });
   afterAll(async () => {
@@ -143,7 +144,10 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     expect(balance.status).toBe(200);
     expect(balance.body.business_code).toBe(read.body.business_code);
     const merchant = await t.request('GET', `/admin/v1/merchants/${read.body.business_code}`);
-    expect(merchant.body).toMatchObject({ name: 'Café Pérez', city: 'Cochabamba', mcc: '5812', ach_enabled: false, partner_id: partner.partnerId });
+    expect(merchant.body).toMatchObject({
+      name: 'Café Pérez', city: 'Cochabamba', mcc: '5812', ach_enabled: false, partner_id: partner.partnerId,
+      pricing: { qr_percent: 1, qr_fixed: 0, transfer_fixed: 0.4 },
+    });
     const payout = await findPayoutAccount(t.db, read.body.business_code);
     expect({ ...payout, accountNumber: revealAccountNumber(payout!.accountNumber) }).toEqual({ bankCode: 1001, accountNumber: '1000-2000-3456', accountHolder: 'Ana Pérez' });
     // the intent's own copy is masked once the flow is over; the merchant's payout account keeps the full number
@@ -198,6 +202,9 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     const done = await browser.get('/done');
     expect(done.status).toBe(200);
     expect((await t.request('GET', '/api/v2/balance', { apiKey: keyOf(done.text)! })).body.business_code).toBe(read.body.business_code);
+    // Created by the activation payment's purpose handler, with the default plan of the service that recorded it.
+    const merchant = await t.request('GET', `/admin/v1/merchants/${read.body.business_code}`);
+    expect(merchant.body.pricing).toEqual({ qr_percent: 2.5, qr_fixed: 0.2, transfer_fixed: 1 });
     expect((await browser.get('/done')).status).toBe(410);
     const events = await partnerEvents(intent.code);
     expect(events.map((e) => e.type)).toEqual(['onboarding_intent.completed']);
