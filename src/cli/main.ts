@@ -23,6 +23,7 @@ import { revenueOf } from '../ledger/revenue.ts';
 import { REVENUE_CSV_COLUMNS, toEntryCsvRow, toLedgerReportView, toRevenueCsvRows, toRevenueView, toStatementView } from '../ledger/views.ts';
 import * as schemas from '../merchants/schemas.ts';
 import * as merchants from '../merchants/service.ts';
+import { parseFixedFee, parseQrPrice, type PricePlan } from '../merchants/pricing.ts';
 import { toApiKeyListing, toCreatedPartnerView, toMerchantView, toPartnerView } from '../merchants/views.ts';
 import { ResolveRefundBody } from '../refunds/schemas.ts';
 import * as refunds from '../refunds/service.ts';
@@ -47,6 +48,10 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
   merchant list                             list merchants
   merchant show BUSINESS_CODE               show one merchant
   merchant update BUSINESS_CODE [--ach on|off] [--status active|suspended]
+  merchant pricing BUSINESS_CODE [--qr PERCENT%+FIXED] [--transfer FIXED]
+                                            show a merchant's price plan, or change it: --qr 1.5%+0.30,
+                                            --transfer 0.50 (as FEE_QR and FEE_TRANSFER; docs/fees.md);
+                                            applies to payments and transfers from then on
   key create BUSINESS_CODE [--kind merchant|terminal]
                                             create another key for a merchant (terminal: a POS or kiosk
                                             key for QRs and their payments only); shown once
@@ -107,6 +112,8 @@ function parseCommand(argv: string[]): Command {
       csv: { type: 'boolean' },
       date: { type: 'string' },
       note: { type: 'string' },
+      qr: { type: 'string' },
+      transfer: { type: 'string' },
     },
     strict: true,
   });
@@ -194,6 +201,16 @@ function parseCommand(argv: string[]): Command {
         return ok(toMerchantView(merchant));
       };
     }
+    case 'merchant pricing': {
+      const businessCode = wholeNumber(third, 'BUSINESS_CODE');
+      if (fourth !== undefined) throw new UsageError('merchant pricing takes one BUSINESS_CODE');
+      const plan = planOptions(values.qr, values.transfer);
+      if (Object.keys(plan).length === 0) return async ({ db }) => ok(toMerchantView(await merchants.getMerchant(db, businessCode)));
+      return async ({ db, clock }) => {
+        const merchant = await db.transaction((tx) => merchants.updateMerchant(tx, businessCode, { plan }, clock.now()));
+        return ok(toMerchantView(merchant));
+      };
+    }
     case 'key create': {
       const businessCode = wholeNumber(third, 'BUSINESS_CODE');
       const body = validate(schemas.CreateMerchantKeyBody, { kind: values.kind });
@@ -274,6 +291,24 @@ function validate<T extends TSchema>(schema: T, input: Record<string, unknown>):
     throw new UsageError(problems.join('; '));
   }
   return value as Static<T>;
+}
+
+/** The plan fields of --qr and --transfer, written as FEE_QR and FEE_TRANSFER are; every wrong one named. */
+function planOptions(qr: string | undefined, transfer: string | undefined): Partial<PricePlan> {
+  const plan: Partial<PricePlan> = {};
+  const problems: string[] = [];
+  if (qr !== undefined) {
+    const price = parseQrPrice(qr);
+    if (price) Object.assign(plan, price);
+    else problems.push('--qr must be PERCENT%+FIXED such as 1.5%+0.30: a percentage from 0 to 10.00 and an amount from 0 to 100.00, each with at most two decimals');
+  }
+  if (transfer !== undefined) {
+    const fee = parseFixedFee(transfer);
+    if (fee !== null) plan.transferFixed = fee;
+    else problems.push('--transfer must be an amount from 0 to 100.00 with at most two decimals, such as 0.50');
+  }
+  if (problems.length > 0) throw new UsageError(problems.join('; '));
+  return plan;
 }
 
 /** A --date that is a real calendar date YYYY-MM-DD (checked before any database is opened). */

@@ -45,7 +45,7 @@ describe('mps CLI without a database', { timeout: CLI_TIMEOUT_MS }, () => {
     const result = await runCli(['--help'], { DATA_DIR: dataDir });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe('');
-    for (const command of ['migrate', 'partner create', 'merchant create', 'merchant update', 'key create', 'key revoke', 'ledger check']) {
+    for (const command of ['migrate', 'partner create', 'merchant create', 'merchant update', 'merchant pricing', 'key create', 'key revoke', 'ledger check']) {
       expect(result.stdout, command).toContain(command);
     }
     expect(fs.existsSync(dataDir)).toBe(false);
@@ -167,6 +167,32 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
     const response = await eventually(() => service!.request('GET', '/api/v2/balance', { apiKey: merchant.api_key }), (r) => r.status !== 200);
     expect(response.status).toBe(403);
     expect(response.body.code).toBe('MERCHANT_SUSPENDED');
+  });
+
+  it('merchant pricing shows the plan, changes the fields given, and the running service reads the change', async () => {
+    const code = String(merchant.business_code);
+    const shown = await runCli(['merchant', 'pricing', code], env);
+    expect(shown.stderr).toBe('');
+    expect(shown.exitCode).toBe(0);
+    expect(shown.json).toMatchObject({ business_code: merchant.business_code, pricing: { qr_percent: 0, qr_fixed: 0, transfer_fixed: 0 } });
+
+    const changed = await runCli(['merchant', 'pricing', code, '--qr', '1.5%+0.30', '--transfer', '0.50'], env);
+    expect(changed.stderr).toBe('');
+    expect(changed.exitCode).toBe(0);
+    expect(changed.json.pricing).toEqual({ qr_percent: 1.5, qr_fixed: 0.3, transfer_fixed: 0.5 });
+    const qrOnly = await runCli(['merchant', 'pricing', code, '--qr', '2%+0'], env);
+    expect(qrOnly.json.pricing).toEqual({ qr_percent: 2, qr_fixed: 0, transfer_fixed: 0.5 });
+    expect((await service!.request('GET', `/admin/v1/merchants/${code}`)).body.pricing).toEqual({ qr_percent: 2, qr_fixed: 0, transfer_fixed: 0.5 });
+
+    // Every wrong option named in one line, before the database is opened; nothing changes.
+    const bad = await runCli(['merchant', 'pricing', code, '--qr', '10.5%+0', '--transfer', '0.505'], env);
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stdout).toBe('');
+    expect(linesOf(bad.stderr)).toEqual([expect.stringMatching(/^mps: --qr must be PERCENT%\+FIXED .*; --transfer must be an amount /)]);
+    expect((await service!.request('GET', `/admin/v1/merchants/${code}`)).body.pricing).toEqual({ qr_percent: 2, qr_fixed: 0, transfer_fixed: 0.5 });
+    const unknown = await runCli(['merchant', 'pricing', '999999', '--transfer', '1'], env);
+    expect(unknown.exitCode).toBe(1);
+    expect(linesOf(unknown.stderr)).toEqual(['mps: No such merchant.']);
   });
 
   it('key revoke is answered 401 by the running service within 5 seconds', async () => {
