@@ -256,7 +256,7 @@ export interface paths {
                     /** @description Items per page, 1–100 */
                     per_page?: number;
                     /** @description Which movements to list */
-                    type?: "all" | "payment" | "transfer" | "refund";
+                    type?: "all" | "payment" | "transfer" | "refund" | "fee";
                     /** @description Only movements with id < before_id, in data and meta: pin it (one above the newest id seen) for pages that do not shift while new movements arrive */
                     before_id?: number;
                 };
@@ -280,16 +280,26 @@ export interface paths {
                             data: {
                                 id: number;
                                 /** @enum {string} */
-                                type: "payment" | "transfer" | "refund";
+                                type: "payment" | "transfer" | "refund" | "fee";
                                 /**
-                                 * @description Positive for a payment, negative for a transfer or a refund
+                                 * @description Positive for a payment, negative for a transfer, a refund or a fee
                                  * @example 150.5
                                  */
                                 amount: number;
+                                /**
+                                 * @description Payments only: the fee charged on it (its own `fee` movement)
+                                 * @example 2.56
+                                 */
+                                fee?: number;
+                                /**
+                                 * @description Payments only: amount − fee
+                                 * @example 147.94
+                                 */
+                                net?: number;
                                 /** @enum {string} */
                                 currency: "BOB";
                                 /**
-                                 * @description A payment is COMPLETED; a transfer's or refund's movement mirrors it
+                                 * @description A payment and its fee are COMPLETED; a transfer's or refund's movement mirrors it, and so does a transfer's fee
                                  * @enum {string}
                                  */
                                 status: "PENDING" | "IN_TRANSIT" | "COMPLETED" | "FAILED" | "CANCELED";
@@ -300,7 +310,7 @@ export interface paths {
                                  * @example 2026-11-22T22:41:39.000Z
                                  */
                                 date: string;
-                                /** @description Payments and refunds */
+                                /** @description Payments and refunds: the payer; fees: what they were charged on */
                                 details?: {
                                     source_bank: string | null;
                                     account_number: string | null;
@@ -309,6 +319,13 @@ export interface paths {
                                     payment_id?: number;
                                     /** @description Refunds only: the refund */
                                     refund_id?: string;
+                                } | {
+                                    /** @enum {string} */
+                                    of: "payment" | "transfer";
+                                    /** @description A payment's fee: the payment */
+                                    payment_id?: number;
+                                    /** @description A transfer's fee: the transfer */
+                                    transfer_id?: number;
                                 } | null;
                                 /** @description Transfers only */
                                 destination?: {
@@ -490,12 +507,12 @@ export interface paths {
                                 };
                                 returns: {
                                     count: number;
-                                    /** @description Failed or canceled transfers and failed refunds coming back (positive), as its effect on available */
+                                    /** @description Failed or canceled transfers (with their fees) and failed refunds coming back (positive), as its effect on available */
                                     amount: number;
                                 };
                                 fees: {
                                     count: number;
-                                    /** @description Activation fees collected by the platform account (positive), as its effect on available */
+                                    /** @description Fees charged (negative); for the platform account, activation fees collected (positive), as its effect on available */
                                     amount: number;
                                 };
                                 closing_balance: number;
@@ -929,6 +946,16 @@ export interface paths {
                                     business_code: number;
                                     /** @example 150.5 */
                                     amount: number;
+                                    /**
+                                     * @description The fee charged on it under the merchant's price plan (0 on a late payment)
+                                     * @example 2.56
+                                     */
+                                    fee: number;
+                                    /**
+                                     * @description amount − fee: what the payment added to available
+                                     * @example 147.94
+                                     */
+                                    net: number;
                                     /** @enum {string} */
                                     currency: "BOB";
                                     /** @enum {string} */
@@ -1191,6 +1218,16 @@ export interface paths {
                                 business_code: number;
                                 /** @example 150.5 */
                                 amount: number;
+                                /**
+                                 * @description The fee charged on it under the merchant's price plan (0 on a late payment)
+                                 * @example 2.56
+                                 */
+                                fee: number;
+                                /**
+                                 * @description amount − fee: what the payment added to available
+                                 * @example 147.94
+                                 */
+                                net: number;
                                 /** @enum {string} */
                                 currency: "BOB";
                                 /** @enum {string} */
@@ -1480,6 +1517,16 @@ export interface paths {
                                 business_code: number;
                                 /** @example 150.5 */
                                 amount: number;
+                                /**
+                                 * @description The fee charged on it under the merchant's price plan (0 on a late payment)
+                                 * @example 2.56
+                                 */
+                                fee: number;
+                                /**
+                                 * @description amount − fee: what the payment added to available
+                                 * @example 147.94
+                                 */
+                                net: number;
                                 /** @enum {string} */
                                 currency: "BOB";
                                 /** @enum {string} */
@@ -1729,6 +1776,16 @@ export interface paths {
                                 business_code: number;
                                 /** @example 150.5 */
                                 amount: number;
+                                /**
+                                 * @description The fee charged on it under the merchant's price plan (0 on a late payment)
+                                 * @example 2.56
+                                 */
+                                fee: number;
+                                /**
+                                 * @description amount − fee: what the payment added to available
+                                 * @example 147.94
+                                 */
+                                net: number;
                                 /** @enum {string} */
                                 currency: "BOB";
                                 /** @enum {string} */
@@ -1986,6 +2043,16 @@ export interface paths {
                                 business_code: number;
                                 /** @example 150.5 */
                                 amount: number;
+                                /**
+                                 * @description The fee charged on it under the merchant's price plan (0 on a late payment)
+                                 * @example 2.56
+                                 */
+                                fee: number;
+                                /**
+                                 * @description amount − fee: what the payment added to available
+                                 * @example 147.94
+                                 */
+                                net: number;
                                 /** @enum {string} */
                                 currency: "BOB";
                                 /** @enum {string} */
@@ -2188,6 +2255,16 @@ export interface paths {
                             business_code: number;
                             /** @example 150.5 */
                             amount: number;
+                            /**
+                             * @description The fee charged on it under the merchant's price plan (0 on a late payment)
+                             * @example 2.56
+                             */
+                            fee: number;
+                            /**
+                             * @description amount − fee: what the payment added to available
+                             * @example 147.94
+                             */
+                            net: number;
                             /** @enum {string} */
                             currency: "BOB";
                             /** @enum {string} */
@@ -2420,6 +2497,11 @@ export interface paths {
                                 status: "PENDING" | "IN_TRANSIT" | "COMPLETED" | "FAILED" | "CANCELED";
                                 /** @example 100.25 */
                                 amount: number;
+                                /**
+                                 * @description The fee charged on it under the merchant's price plan, debited with it and given back with it if it fails or is canceled
+                                 * @example 1.5
+                                 */
+                                fee: number;
                                 /** @enum {string} */
                                 currency: "BOB";
                                 reference: string | null;
@@ -2439,6 +2521,11 @@ export interface paths {
                                 failure_message: string | null;
                                 /** @description The transfer movement of GET /api/v2/balance/movements */
                                 movement_id: number;
+                                /**
+                                 * @description Who asked for it: the merchant (api) or its payout schedule (schedule)
+                                 * @enum {string}
+                                 */
+                                origin: "api" | "schedule";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
@@ -2616,6 +2703,11 @@ export interface paths {
                             status: "PENDING" | "IN_TRANSIT" | "COMPLETED" | "FAILED" | "CANCELED";
                             /** @example 100.25 */
                             amount: number;
+                            /**
+                             * @description The fee charged on it under the merchant's price plan, debited with it and given back with it if it fails or is canceled
+                             * @example 1.5
+                             */
+                            fee: number;
                             /** @enum {string} */
                             currency: "BOB";
                             reference: string | null;
@@ -2635,6 +2727,11 @@ export interface paths {
                             failure_message: string | null;
                             /** @description The transfer movement of GET /api/v2/balance/movements */
                             movement_id: number;
+                            /**
+                             * @description Who asked for it: the merchant (api) or its payout schedule (schedule)
+                             * @enum {string}
+                             */
+                            origin: "api" | "schedule";
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -2828,6 +2925,11 @@ export interface paths {
                             status: "PENDING" | "IN_TRANSIT" | "COMPLETED" | "FAILED" | "CANCELED";
                             /** @example 100.25 */
                             amount: number;
+                            /**
+                             * @description The fee charged on it under the merchant's price plan, debited with it and given back with it if it fails or is canceled
+                             * @example 1.5
+                             */
+                            fee: number;
                             /** @enum {string} */
                             currency: "BOB";
                             reference: string | null;
@@ -2847,6 +2949,11 @@ export interface paths {
                             failure_message: string | null;
                             /** @description The transfer movement of GET /api/v2/balance/movements */
                             movement_id: number;
+                            /**
+                             * @description Who asked for it: the merchant (api) or its payout schedule (schedule)
+                             * @enum {string}
+                             */
+                            origin: "api" | "schedule";
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -3008,6 +3115,11 @@ export interface paths {
                             status: "PENDING" | "IN_TRANSIT" | "COMPLETED" | "FAILED" | "CANCELED";
                             /** @example 100.25 */
                             amount: number;
+                            /**
+                             * @description The fee charged on it under the merchant's price plan, debited with it and given back with it if it fails or is canceled
+                             * @example 1.5
+                             */
+                            fee: number;
                             /** @enum {string} */
                             currency: "BOB";
                             reference: string | null;
@@ -3027,6 +3139,11 @@ export interface paths {
                             failure_message: string | null;
                             /** @description The transfer movement of GET /api/v2/balance/movements */
                             movement_id: number;
+                            /**
+                             * @description Who asked for it: the merchant (api) or its payout schedule (schedule)
+                             * @enum {string}
+                             */
+                            origin: "api" | "schedule";
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -3371,6 +3488,11 @@ export interface paths {
                             status: "PENDING" | "IN_TRANSIT" | "COMPLETED" | "FAILED" | "CANCELED";
                             /** @example 100.25 */
                             amount: number;
+                            /**
+                             * @description The fee charged on it under the merchant's price plan, debited with it and given back with it if it fails or is canceled
+                             * @example 1.5
+                             */
+                            fee: number;
                             /** @enum {string} */
                             currency: "BOB";
                             reference: string | null;
@@ -3390,6 +3512,11 @@ export interface paths {
                             failure_message: string | null;
                             /** @description The transfer movement of GET /api/v2/balance/movements */
                             movement_id: number;
+                            /**
+                             * @description Who asked for it: the merchant (api) or its payout schedule (schedule)
+                             * @enum {string}
+                             */
+                            origin: "api" | "schedule";
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -4423,6 +4550,16 @@ export interface paths {
                             business_code: number;
                             /** @example 150.5 */
                             amount: number;
+                            /**
+                             * @description The fee charged on it under the merchant's price plan (0 on a late payment)
+                             * @example 2.56
+                             */
+                            fee: number;
+                            /**
+                             * @description amount − fee: what the payment added to available
+                             * @example 147.94
+                             */
+                            net: number;
                             /** @enum {string} */
                             currency: "BOB";
                             /** @enum {string} */
