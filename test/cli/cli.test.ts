@@ -240,6 +240,27 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
     expect(linesOf(unknown.stderr)).toHaveLength(1);
   });
 
+  it('revenue prints the fees earned by day and merchant as JSON, and with --csv one row per day and merchant', async () => {
+    const shop = await service!.createMerchant({ name: '=Tienda CLI' });
+    expect((await service!.request('PATCH', `/admin/v1/merchants/${shop.businessCode}`, { body: { pricing: { qr_percent: 2, qr_fixed: 0.1 } } })).status).toBe(200);
+    const qr = await service!.request('POST', '/api/v2/simple-qrs', { apiKey: shop.apiKey, body: { business_code: shop.businessCode, amount: 50 } });
+    expect((await service!.request('POST', `/api/v2/sandbox/simple-qrs/${qr.body.id}/payments`, { apiKey: shop.apiKey })).body.fee).toBe(1.1);
+    const day = '2026-11-22'; // the service's test clock
+    const json = await runCli(['revenue', '--from', day, '--to', day], env);
+    expect(json.stderr).toBe('');
+    expect(json.exitCode).toBe(0);
+    expect(json.json.days).toEqual([{ date: day, count: expect.any(Number), amount: expect.any(Number) }]);
+    expect(json.json.merchants).toContainEqual({ business_code: shop.businessCode, name: '=Tienda CLI', count: 1, amount: 1.1 });
+    const csv = await runCli(['revenue', '--from', day, '--to', day, '--csv'], env);
+    expect(csv.exitCode).toBe(0);
+    const records = parseCsv(csv.stdout, { columns: true, record_delimiter: '\r\n' }) as Array<Record<string, string>>;
+    // A merchant's name is text from outside: made inert for spreadsheets, like the journal export.
+    expect(records).toContainEqual({ date: day, kind: 'fee', business_code: String(shop.businessCode), merchant: "'=Tienda CLI", count: '1', amount: '1.10' });
+    const bad = await runCli(['revenue', '--from', day], env);
+    expect(bad.exitCode).toBe(1);
+    expect(linesOf(bad.stderr)).toEqual([expect.stringMatching(/^mps: --to /)]);
+  });
+
   it('refund resolve records what became of a PENDING refund, once', async () => {
     const shop = await service!.createMerchant();
     const qr = await service!.request('POST', '/api/v2/simple-qrs', { apiKey: shop.apiKey, body: { business_code: shop.businessCode, amount: 8 } });
