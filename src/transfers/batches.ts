@@ -72,6 +72,9 @@ export async function applyItemReport(db: Database, rail: RailName, report: Rail
   return db.transaction(async (tx) => {
     const item = await batchStore.findItemForUpdate(tx, transferId);
     if (!item || item.rail !== rail || railKey('batch', item.batch_id) !== report.batchId) return 'unknown_item';
+    // The first word decides even if a later one is the bank's: the callback is unsigned, but the bank has no
+    // read of an item to check either against, and the account's history shows reconciliation which was true
+    // (docs/rails.md, "The first word decides").
     if (item.outcome !== null) {
       if (item.outcome === report.outcome) return 'repeated';
       await batchStore.recordItemConflict(tx, transferId, report.outcome, now);

@@ -199,6 +199,56 @@ describe.each(databaseKinds())('Banco Económico pay-out on %s', (kind) => {
     expect(wrongSecret.status).toBe(404);
   });
 
+  // The callback is unsigned and the bank offers no read of an item's status: a word that comes before the
+  // bank's own (forged by whoever learnt the secret path, or a stale one) decides, and the bank's word is only
+  // kept as the contradiction; the account's history shows the truth to reconciliation (reconciliation.test.ts).
+  it('lets a contradicting word that comes before the bank\'s decide, and keeps the bank\'s own as the contradiction', async () => {
+    const before = await balanceOf(s.t, merchant);
+    // The 15 came back, the 16 is gone (in centavos, so no float sum is compared).
+    const afterBoth = { ...before, available: (Math.round(before.available * 100) - 1600) / 100 };
+    s.bank.setKnobs({ batchDecision: 'hold' });
+    const paidByBank = await transfer({ amount: 15 });
+    const rejectedByBank = await transfer({ amount: 16 });
+    await runJob(s.t, 'bank-batch-payout');
+    const batch = bankBatchHolding(paidByBank.id)!;
+    expect(bankBatchHolding(rejectedByBank.id)?.batchId).toBe(batch.batchId);
+    const word = (id: number, status: 'ACEP' | 'RECH', extra: Record<string, unknown>) =>
+      statusCallback({ bankBatchId: batch.bankBatchId, batchId: batch.batchId, batchDetailId: `mps-transfer-${id}`, status, ...extra });
+
+    // First, the words the bank never said: a rejection of the one it will pay, an acceptance of the one it will not.
+    expect((await word(paidByBank.id, 'RECH', { descriptionStatus: 'Cuenta inexistente', transactionIdDebit: 0, transactionIdCredit: '' })).body).toEqual({ responseCode: 0, message: '' });
+    expect((await word(rejectedByBank.id, 'ACEP', { transactionIdDebit: 123456, transactionIdCredit: '654321' })).body).toEqual({ responseCode: 0, message: '' });
+    expect(await read(paidByBank.id)).toMatchObject({ status: 'FAILED', failure_code: 'REJECTED_BY_BANK', failure_message: 'Cuenta inexistente' });
+    expect(await read(rejectedByBank.id)).toMatchObject({ status: 'COMPLETED' });
+    expect(await balanceOf(s.t, merchant)).toEqual(afterBoth);
+
+    // Then the bank's own decisions, by its callbacks: answered 0, kept, and nothing else changes.
+    s.bank.decide(batch.batchId, `mps-transfer-${paidByBank.id}`, 'ACEP');
+    s.bank.decide(batch.batchId, `mps-transfer-${rejectedByBank.id}`, 'RECH', 'Cuenta cerrada');
+    const bankCallbacks = () => s.bank.callbacks().filter((c) => c.kind === 'notifyStatus' && c.outcome === 'answered'
+      && [paidByBank.id, rejectedByBank.id].some((id) => (c.body as { batchDetailId?: string }).batchDetailId === `mps-transfer-${id}`));
+    await eventually(() => bankCallbacks().length === 2);
+    for (const callback of bankCallbacks()) expect(callback.answer).toEqual({ responseCode: 0, message: '' });
+    const items = (await s.t.db.query<{ transfer_id: number; outcome: string; conflicting_outcome: string; debit_reference: string | null }>(
+      'select transfer_id, outcome, conflicting_outcome, debit_reference from transfer_batch_items where transfer_id = any($1::bigint[]) order by transfer_id',
+      [[paidByBank.id, rejectedByBank.id]])).rows;
+    expect(items).toEqual([
+      { transfer_id: paidByBank.id, outcome: 'rejected', conflicting_outcome: 'accepted', debit_reference: null },
+      { transfer_id: rejectedByBank.id, outcome: 'accepted', conflicting_outcome: 'rejected', debit_reference: '123456' },
+    ]);
+    expect(await read(paidByBank.id)).toMatchObject({ status: 'FAILED', failure_message: 'Cuenta inexistente' });
+    expect(await read(rejectedByBank.id)).toMatchObject({ status: 'COMPLETED', failure_code: null, failure_message: null });
+    expect(await balanceOf(s.t, merchant)).toEqual(afterBoth);
+    // The bank did pay the first: its debit is in the account's history, which is what reconciliation reads.
+    const history = s.bank.state().history as Array<{ transactionType: string; description: string }>;
+    expect(history.filter((line) => line.transactionType === 'D' && line.description.endsWith(` mps-transfer-${paidByBank.id}`))).toHaveLength(1);
+    expect(history.filter((line) => line.description.endsWith(` mps-transfer-${rejectedByBank.id}`))).toEqual([]);
+    const events = await eventsOfOwner(s.t.db, { kind: 'merchant', businessCode: merchant.businessCode });
+    const typesOf = (id: number) => events.filter((event) => (event.data as { id?: number }).id === id).map((event) => event.type).reverse(); // oldest first
+    expect(typesOf(paidByBank.id)).toEqual(['transfer.created', 'transfer.in_transit', 'transfer.failed']);
+    expect(typesOf(rejectedByBank.id)).toEqual(['transfer.created', 'transfer.in_transit', 'transfer.completed']);
+  });
+
   it('never lets a cancel and a batch both take a transfer; two resolutions of one batch: one wins', async () => {
     s.bank.setKnobs({ batchDecision: 'hold' });
     const created = await Promise.all(Array.from({ length: 12 }, () => transfer({ amount: 1 })));

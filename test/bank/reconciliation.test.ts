@@ -258,6 +258,37 @@ describe.each(databaseKinds())('reconciliation with Banco Económico on %s', (ki
     });
   });
 
+  it('a word forged before the bank\'s own decides the transfer; the account\'s history shows each the other way round', async () => {
+    s.bank.setKnobs({ batchDecision: 'hold' });
+    const paidByBank = await transfer(15);
+    const rejectedByBank = await transfer(16);
+    await runJob(s.t, 'bank-batch-payout');
+    const batch = bankBatches().find((each) => each.items.some((item) => item.batchDetailId === `mps-transfer-${paidByBank.id}`))!;
+    const word = (id: number, status: 'ACEP' | 'RECH', extra: Record<string, unknown>) => s.t.request('POST', `/rails/baneco/${CALLBACK_SECRET}/api/notifyStatus`, {
+      body: { bankBatchId: batch.bankBatchId, batchId: batch.batchId, batchDetailId: `mps-transfer-${id}`, status, ...extra },
+    });
+    expect((await word(paidByBank.id, 'RECH', { transactionIdDebit: 0, transactionIdCredit: '' })).body.responseCode).toBe(0);
+    expect((await word(rejectedByBank.id, 'ACEP', { transactionIdDebit: 123456, transactionIdCredit: 'x' })).body.responseCode).toBe(0);
+    s.bank.decide(batch.batchId, `mps-transfer-${paidByBank.id}`, 'ACEP');
+    s.bank.decide(batch.batchId, `mps-transfer-${rejectedByBank.id}`, 'RECH');
+    await eventually(async () => (await s.t.db.query('select 1 from transfer_batch_items where conflicting_outcome is not null')).rows.length === 2);
+    expect([await transferStatus(paidByBank.id), await transferStatus(rejectedByBank.id)]).toEqual(['FAILED', 'COMPLETED']);
+
+    const debit = history().find((line) => line.transactionType === 'D')!;
+    expect((await reconcile(today)).body).toEqual({
+      date: today, rail: 'baneco', status: 'breaks',
+      payments: { bank: 0, ours: 0 }, transfers: { bank: 1, ours: 1 }, // the bank paid one, we hold the other as paid
+      breaks: [
+        // Completed by the forged ACEP: no such debit in the account.
+        { kind: 'missing_debit', reference: `mps-transfer-${rejectedByBank.id}`, ours: 16, bank: null },
+        // Paid by the bank, FAILED here with the funds back: its debit is no transfer of ours.
+        { kind: 'unexpected_debit', reference: String(debit.transactionId), ours: null, bank: 15 },
+        { kind: 'conflicting_status', reference: `mps-transfer-${paidByBank.id}`, ours: 15, bank: null },
+        { kind: 'conflicting_status', reference: `mps-transfer-${rejectedByBank.id}`, ours: 16, bank: null },
+      ],
+    });
+  });
+
   it('lists breaks of several kinds in the contract\'s order, then by reference', async () => {
     s.bank.setKnobs({ faults: { batchUpload: { kind: 'http500' } } });
     const stuck = await transfer(11);
