@@ -5,10 +5,8 @@
 // route, another system paying out of the same account, an upload whose answer never came, contradicting
 // callbacks, an operator's resolution the bank later contradicts. Two records no channel of the service can
 // write (a payment the bank never listed, an amount that differs from the bank's) are forged with SQL, as a
-// tampered or corrupted row would be. Then the daily job, /metrics, the errors, and the CLI's checks.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+// tampered or corrupted row would be. Then the daily job, /metrics and the errors; `mps rails reconcile` runs
+// as a process in cli-rails.test.ts.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BanecoConfig } from '../../src/config.ts';
 import { FullAccountNumber } from '../../src/masking.ts';
@@ -16,7 +14,6 @@ import type { Centavos } from '../../src/money.ts';
 import { BanecoClient } from '../../src/rails/baneco/client.ts';
 import { formatWallClock, parseWallClock } from '../../src/time.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { runCli } from '../helpers/cli.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fundedMerchant, postTransfer, transferBody, type Merchant } from '../transfers/helpers.ts';
 import { CALLBACK_SECRET, POLL_MS, SECRETS, eventually, runJob, startBankedApp, type BankedApp } from './helpers.ts';
@@ -428,38 +425,5 @@ describe.each(databaseKinds())('reconciliation on the sandbox rail on %s', (kind
     expect(response.body).toMatchObject({ code: 'RAIL_NOT_RECONCILABLE', type: 'business_logic_error' });
     // A bad date is still a 422 first: the query is checked before the rail.
     expect((await t.request('GET', '/admin/v1/rails/reconciliation?date=2026-13-01')).status).toBe(422);
-  });
-});
-
-// The command's own checks and its refusal on the sandbox rail. The reconciliation it runs
-// (reconcileOnDemand) is the API's, exercised above against the simulator; `npm run faults -- bank` runs
-// the CLI's sibling, `mps rails sweep`, as a process against a bank rail.
-describe('mps rails reconcile', { timeout: 60_000 }, () => {
-  let root: string;
-  beforeAll(() => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-reconcile-'));
-  });
-  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
-
-  it('is listed in --help with its exit codes', async () => {
-    const help = await runCli(['--help'], {});
-    expect(help.stdout).toContain('rails reconcile --date YYYY-MM-DD');
-    expect(help.stdout).toContain('exit 3 when there are breaks, 4 when the bank refused or did not answer');
-  });
-
-  it('refuses a date that is not a real YYYY-MM-DD, or an argument, before opening a database (exit 1)', async () => {
-    for (const args of [['--date', '2026-02-30'], ['--date', 'yesterday'], [], ['2026-11-01']]) {
-      const result = await runCli(['rails', 'reconcile', ...args], { DATA_DIR: path.join(root, 'never') });
-      expect(result.exitCode, args.join(' ')).toBe(1);
-      expect(result.stderr).toMatch(/^mps: (--date must be a real date YYYY-MM-DD|rails reconcile takes no arguments but --date)/);
-    }
-    expect(fs.existsSync(path.join(root, 'never'))).toBe(false);
-  });
-
-  it('says so in one line, exit 1, when the configured rail has no bank (RAIL=sandbox)', async () => {
-    const result = await runCli(['rails', 'reconcile', '--date', '2026-11-26'], { DATA_DIR: path.join(root, 'data') });
-    expect(result.exitCode).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr.trim()).toBe('mps: the configured rail has no bank to reconcile with (RAIL=sandbox)');
   });
 });
