@@ -13,7 +13,8 @@ import type { BanecoSimulator } from '../../simulators/baneco/index.ts';
 import { TestClock, type TestApp } from '../helpers/app.ts';
 import { startBanecoApp } from '../helpers/baneco.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
-import type { DatabaseKind } from '../helpers/databases.ts';
+import { databaseReset, type DatabaseKind } from '../helpers/databases.ts';
+import { formatWallClock } from '../../src/time.ts';
 
 export { ACCOUNT, AES_KEY, CALLBACK_SECRET, PASSWORD, SECRETS } from '../helpers/baneco.ts';
 export const POLL_MS = 1_000;
@@ -25,6 +26,14 @@ export interface BankedApp {
   logLines: string[];
   /** Every line the bank simulator logged: one per call it received (and per callback try). */
   bankLog: string[];
+  /**
+   * Puts the app and its bank back to what startBankedApp gave, for a file whose tests each need a fresh
+   * bank and database but can share one app: once the bank has sent every callback it owes, the bank reset
+   * (its data, callbacks and knobs as started), the app's bank token renewed (the reset forgot it: the 401
+   * happens here, not in the next test's attempt log), the database as it was after the app's start
+   * (databaseReset), the clock back to now, the jobs built anew, the logs emptied.
+   */
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,7 +53,27 @@ export async function startBankedApp(kind: DatabaseKind, overrides: Partial<Bane
     baneco: { pollIntervalMs: POLL_MS, batchIntervalMs: 60_000, timeoutMs: 3_000, ...overrides },
     simulatorKnobs: { batchDecisionDelayMs: 30, ...simulatorKnobs, callbacks: { retryBaseMs: 50, timeoutMs: 3_000 } },
   });
-  return { t, bank: t.bank, logLines, bankLog: t.bankLog, close: () => t.close() };
+  const resetDatabase = await databaseReset(t.db);
+  return {
+    t, bank: t.bank, logLines, bankLog: t.bankLog,
+    async reset() {
+      await eventually(() => t.bank.pendingCallbacks() === 0);
+      t.bank.reset();
+      // Any call renews it; a few tries, as an app with a short BANECO_TIMEOUT may miss one on a busy machine.
+      const day = formatWallClock(new Date(), t.config.serviceTimeZone).slice(0, 10);
+      for (let attempt = 1; ; attempt++) {
+        const renewed = await t.context.rail!.payIn!.paymentsOfDay(day);
+        if (renewed.outcome === 'ok') break;
+        if (attempt === 5) throw new Error(`the bank did not answer after its reset: ${JSON.stringify(renewed)}`);
+      }
+      await resetDatabase();
+      t.clock.set(new Date().toISOString());
+      jobsOfApp.delete(t);
+      logLines.length = 0;
+      t.bankLog.length = 0;
+    },
+    close: () => t.close(),
+  };
 }
 
 /** The days (yyyyMMdd) whose paidQR the bank was asked for, in the order it was asked. */

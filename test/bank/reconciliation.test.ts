@@ -29,17 +29,22 @@ describe.each(databaseKinds())('reconciliation with Banco Económico on %s', (ki
   let s: BankedApp;
   let merchant: Merchant;
   let today: string;
-  // Each test reconciles "today" at the bank (the simulator keeps real time): a fresh bank and database each.
-  beforeEach(async () => {
+  // Each test reconciles "today" at the bank (the simulator keeps real time), so each needs a fresh bank and
+  // database: one app for the file, put back to its start before each test (BankedApp.reset), rather than
+  // an app, a database and a bank started for each.
+  beforeAll(async () => {
     s = await startBankedApp(kind);
+  });
+  beforeEach(async () => {
+    await s.reset();
     merchant = await fundedMerchant(s.t, '5000.00');
     today = dayOf(s.t.clock.now());
   });
-  afterEach(async () => {
+  afterEach(() => {
     const log = s?.logLines.join('');
     for (const secret of SECRETS) expect(log).not.toContain(secret);
-    await s?.close();
   });
+  afterAll(() => s?.close());
 
   const reconcile = (date: string, t: TestApp = s.t) => t.request('GET', `/admin/v1/rails/reconciliation?date=${encodeURIComponent(date)}`);
   const createQr = async (amount: number) => {
