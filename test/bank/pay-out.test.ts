@@ -3,7 +3,7 @@
 // from then on, no longer cancelable), the bank's item callbacks complete or fail them once, a refused upload
 // fails them with the bank's message and returns the funds, and an upload whose answer never came is never
 // sent again — its transfers wait for the bank's callbacks or the operator's resolution.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../helpers/databases.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
 import { balanceOf, fundedMerchant, postTransfer, transferBody, type Merchant } from '../transfers/helpers.ts';
@@ -98,9 +98,17 @@ describe.each(databaseKinds())('Banco Económico pay-out on %s', (kind) => {
     expect(await balanceOf(s.t, merchant)).toEqual(before);
   });
 
-  it('never sends again an upload whose answer was lost; the bank\'s callbacks settle it', async () => {
-    const quick = await startBankedApp(kind, { timeoutMs: 300 });
-    try {
+  // A bank that does not answer in time: an app whose calls give up after 200 ms, shared by these tests and
+  // put back to its start before each (BankedApp.reset), rather than one app, database and bank for each.
+  describe('with BANECO_TIMEOUT at 200 ms', () => {
+    let quick: BankedApp;
+    beforeAll(async () => {
+      quick = await startBankedApp(kind, { timeoutMs: 200 });
+    });
+    beforeEach(() => quick.reset());
+    afterAll(() => quick?.close());
+
+    it('never sends again an upload whose answer was lost; the bank\'s callbacks settle it', async () => {
       const payer = await fundedMerchant(quick.t, '500.00');
       const response = await postTransfer(quick.t, payer, transferBody(payer.businessCode, { amount: 40 }));
       quick.bank.setKnobs({ faults: { batchUpload: { kind: 'stall', processed: true } } });
@@ -112,15 +120,11 @@ describe.each(databaseKinds())('Banco Económico pay-out on %s', (kind) => {
       await runJob(quick.t, 'bank-batch-payout');
       expect((quick.bank.state().batches as unknown[]).length).toBe(1); // taken once by the bank, never again by us
       await eventually(async () => (await quick.t.request('GET', `/api/v2/transfers/${response.body.id}`, { apiKey: payer.apiKey })).body.status === 'COMPLETED');
-    } finally {
-      await quick.close();
-    }
-  });
+    });
 
-  it('marks a batch whose upload outlived its longest wait unknown, and never uploads it', async () => {
-    s.bank.setKnobs({ faults: { batchUpload: { kind: 'stall', processed: false } } });
-    const quick = await startBankedApp(kind, { timeoutMs: 200 }, { faults: { batchUpload: { kind: 'close', times: 'always' } } });
-    try {
+    it('marks a batch whose upload outlived its longest wait unknown, and never uploads it', async () => {
+      s.bank.setKnobs({ faults: { batchUpload: { kind: 'stall', processed: false } } });
+      quick.bank.setKnobs({ faults: { batchUpload: { kind: 'close', times: 'always' } } });
       const payer = await fundedMerchant(quick.t, '500.00');
       await postTransfer(quick.t, payer, transferBody(payer.businessCode, { amount: 40 }));
       // A process wrote the batch and died before the upload's answer: the row stays uploading.
@@ -129,18 +133,13 @@ describe.each(databaseKinds())('Banco Económico pay-out on %s', (kind) => {
                               values ('baneco', 'uploading', 1, 4000, $1::timestamptz, $1::timestamptz)`, [quick.t.clock.now()]);
       await runJob(quick.t, 'bank-batch-payout');
       expect((await quick.t.db.query<{ status: string }>('select status from transfer_batches')).rows[0]!.status).toBe('uploading');
-      (quick.t.clock as import('../helpers/app.ts').TestClock).advance(3 * 200 + 30_001);
+      quick.t.clock.advance(3 * 200 + 30_001);
       await runJob(quick.t, 'bank-batch-payout');
       expect((await quick.t.db.query<{ status: string }>('select status from transfer_batches')).rows[0]!.status).toBe('unknown');
       expect((quick.bank.state().batches as unknown[]).length).toBe(0);
-    } finally {
-      await quick.close();
-    }
-  });
+    });
 
-  it('lets the operator resolve an unknown batch: 200, then 409 BATCH_NOT_RESOLVABLE; 404 unknown; 422 a bad body', async () => {
-    const quick = await startBankedApp(kind, { timeoutMs: 200 });
-    try {
+    it('lets the operator resolve an unknown batch: 200, then 409 BATCH_NOT_RESOLVABLE; 404 unknown; 422 a bad body', async () => {
       const payer = await fundedMerchant(quick.t, '500.00');
       const before = await balanceOf(quick.t, payer);
       const first = (await postTransfer(quick.t, payer, transferBody(payer.businessCode, { amount: 40 }))).body;
@@ -166,9 +165,7 @@ describe.each(databaseKinds())('Banco Económico pay-out on %s', (kind) => {
       const malformed = await quick.t.request('POST', `/admin/v1/rails/batches/${batchId}/resolve`, { body: { to: 'LOST' } });
       expect(malformed.status).toBe(422);
       expect(malformed.body.errors.map((e: { field: string }) => e.field)).toEqual(['to']);
-    } finally {
-      await quick.close();
-    }
+    });
   });
 
   it('applies a repeated callback once, keeps a contradicting one without changing anything, refuses one not ours', async () => {
