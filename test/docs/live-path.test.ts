@@ -3,14 +3,17 @@
 // the page cannot drift from what is tested. What the test changes, and why:
 //   - `npm run bank` runs as written, on free ports instead of 3900 and 3000 (other runs may hold those):
 //     BANK_PORT and BANK_CALLBACK_BASE, both documented in simulators/baneco/README.md; the callback secret
-//     in that base is the test's, so that it can knock with a wrong one;
+//     in that base is the test's, so that it can knock with a wrong one; and BANK_KNOBS (documented there
+//     too) has the bank decide a batch's items 200 ms after the upload rather than 2 s, which each transfer
+//     here would otherwise wait for — the service's side, the printed line, runs unchanged;
 //   - the line it prints runs as printed (it carries the service's PORT, as it does for any callback port
 //     but 3000), with two variables added to its environment: LOG_LEVEL=trace, so that every line the
 //     service can write is checked below, and BANECO_TIMEOUT=2s, so that the bank timeout costs 2 s, not 10;
 //   - each curl runs in bash as written, with the ports, the printed merchant key and the placeholders
 //     (<id>, <rail_reference>, <transfer_id>) filled in from earlier answers. It must answer below 400, or
 //     the status its comment names (`# 201 → …`); a `"status": "X"` its comment promises must be in the
-//     answer — a read is run again until it is (30 s at most), as a reader runs it again a few seconds later.
+//     answer — a read is run again until it is (every 200 ms, 30 s at most), as a reader runs it again a few
+//     seconds later.
 // Then, against the same two processes, what a reader may meet and the section leaves out: a refused bank
 // call, a bank timeout, expired tokens, callbacks with a wrong secret and an unreadable one, the bank
 // calling twice, a rejected batch item. Last, the service is stopped, and everything it wrote over the
@@ -88,7 +91,7 @@ async function runCurl(command: Command, session: Session): Promise<Record<strin
       return answer;
     }
     if (!isRead || Date.now() > deadline) expect(compact, `${where}\npromised "status": "${missing}"`).toContain(`"status":"${missing}"`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
@@ -124,6 +127,7 @@ describe('README: the live path on your desk', () => {
     bank = startCommand(commands[0]!.text, {
       BANK_PORT: String(session.bankPort),
       BANK_CALLBACK_BASE: `http://127.0.0.1:${session.servicePort}/rails/baneco/${secret}/`,
+      BANK_KNOBS: JSON.stringify({ batchDecisionDelayMs: 200 }),
     });
     const line = (await bank.waitFor(/^RAIL=baneco .* npm start$/m, 45_000))[0];
     // The README's line with its … as any value; the PORT the test's callback port adds is the only difference.
@@ -238,7 +242,7 @@ describe('README: the live path on your desk', () => {
     const deadline = Date.now() + 30_000;
     let transfer = rejected.answer;
     while (transfer.status !== 'FAILED' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, 200));
       transfer = (await api(`/api/v2/transfers/${rejected.answer.id as number}`)).answer;
     }
     expect(transfer).toMatchObject({ status: 'FAILED', failure_code: 'REJECTED_BY_BANK' });
