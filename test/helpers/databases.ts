@@ -155,10 +155,11 @@ export async function databaseReset(db: Database): Promise<() => Promise<void>> 
     `select quote_ident(table_name) as name from information_schema.tables
       where table_schema = current_schema() and table_type = 'BASE TABLE' and table_name <> 'schema_migrations'
       order by table_name`)).rows.map((row) => row.name);
-  const kept: Array<{ table: string; rows: unknown }> = [];
+  // Kept as the database's own JSON text, never parsed here: a bigint beyond 2^53 comes back exact.
+  const kept: Array<{ table: string; rows: string }> = [];
   for (const table of tables) {
-    const { rows } = await db.query<{ rows: unknown[] | null }>(`select json_agg(t) as rows from ${table} t`);
-    if (rows[0]!.rows) kept.push({ table, rows: JSON.stringify(rows[0]!.rows) });
+    const { rows } = await db.query<{ rows: string | null }>(`select json_agg(t)::text as rows from ${table} t`);
+    if (rows[0]!.rows !== null) kept.push({ table, rows: rows[0]!.rows });
   }
   return () => db.transaction(async (tx) => {
     await tx.query('set local session_replication_role = replica');
