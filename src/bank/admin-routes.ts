@@ -22,7 +22,7 @@ export const railAdminRoutes: CapabilityRoutes = async (app, context) => {
       body: ResolveBatchBody,
       response: { 200: BatchSchema, ...errorResponses(...OPERATOR_ERRORS, 404, 409, 413, 415, 422) },
     },
-  }, async (request) => toBatchResource(await db.transaction((tx) => resolveBatch(tx, request.params.batchId, request.body.to, clock.now()))));
+  }, async (request) => toBatchResource(await resolveBatch(db, request.params.batchId, request.body.to, clock.now())));
 
   const reconcile = reconcileContextOf(context);
   app.get('/rails/reconciliation', {

@@ -261,7 +261,7 @@ function parseCommand(argv: string[]): Command {
       if (third !== 'resolve' || !fourth || positionals.length > 4) throw new UsageError('rails batch resolve takes one BATCH_ID');
       if (!new RegExp(BatchIdParams.properties.batchId.pattern!).test(fourth)) throw new UsageError('BATCH_ID is the batch id the bank knows, like mps-b-12');
       const body = validate(ResolveBatchBody, { to: values.to });
-      return async ({ db, clock }) => ok(toBatchResource(await db.transaction((tx) => resolveBatch(tx, fourth, body.to, clock.now()))));
+      return async ({ db, clock }) => ok(toBatchResource(await resolveBatch(db, fourth, body.to, clock.now())));
     }
     case 'refund resolve': {
       if (!third || fourth !== undefined) throw new UsageError('refund resolve takes one REFUND_ID');

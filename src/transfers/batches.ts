@@ -103,22 +103,25 @@ export interface ResolvedBatch {
  * its transfers still IN_TRANSIT become `to`. 404 for an unknown batch; 409 BATCH_NOT_RESOLVABLE while its
  * upload is still waiting for an answer, after a refusal (nothing is in transit), or once resolved.
  */
-export async function resolveBatch(tx: Transaction, batchKey: string, to: 'COMPLETED' | 'FAILED', now: Date): Promise<ResolvedBatch> {
+export async function resolveBatch(db: Database, batchKey: string, to: 'COMPLETED' | 'FAILED', now: Date): Promise<ResolvedBatch> {
   const id = canonicalId(idOfRailKey('batch', batchKey));
-  const current = id === null ? undefined : await batchStore.findBatchForUpdate(tx, id);
-  if (!current) throw notFound('batch');
-  const batch = await batchStore.markBatchResolved(tx, current.id, to, now);
-  if (!batch) {
-    const why = current.resolution !== null ? `was resolved already (${current.resolution})` : `is ${current.status}`;
-    throw new ApiError('BATCH_NOT_RESOLVABLE', { message: `Batch ${batchKey} ${why}; only an uploaded or unknown batch not resolved yet can be resolved.` });
-  }
-  const transfers: TransferRow[] = [];
-  for (const row of await store.findTransfersForUpdate(tx, await batchStore.transferIdsOfBatch(tx, batch.id))) {
-    if (row.status !== 'IN_TRANSIT') transfers.push(row);
-    else if (to === 'COMPLETED') transfers.push(await moveToCompleted(tx, row, null, now));
-    else transfers.push(await moveToFailed(tx, row, { failureCode: 'REJECTED_BY_BANK', failureMessage: null, railReference: null }, now));
-  }
-  return { batch, transfers };
+  if (id === null) throw notFound('batch');
+  return db.transaction(async (tx) => {
+    const current = await batchStore.findBatchForUpdate(tx, id);
+    if (!current) throw notFound('batch');
+    const batch = await batchStore.markBatchResolved(tx, current.id, to, now);
+    if (!batch) {
+      const why = current.resolution !== null ? `was resolved already (${current.resolution})` : `is ${current.status}`;
+      throw new ApiError('BATCH_NOT_RESOLVABLE', { message: `Batch ${batchKey} ${why}; only an uploaded or unknown batch not resolved yet can be resolved.` });
+    }
+    const transfers: TransferRow[] = [];
+    for (const row of await store.findTransfersForUpdate(tx, await batchStore.transferIdsOfBatch(tx, batch.id))) {
+      if (row.status !== 'IN_TRANSIT') transfers.push(row);
+      else if (to === 'COMPLETED') transfers.push(await moveToCompleted(tx, row, null, now));
+      else transfers.push(await moveToFailed(tx, row, { failureCode: 'REJECTED_BY_BANK', failureMessage: null, railReference: null }, now));
+    }
+    return { batch, transfers };
+  });
 }
 
 /** A refused upload: the batch refused, its transfers FAILED with the bank's message, their funds back. */

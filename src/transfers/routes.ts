@@ -73,7 +73,7 @@ export const transferRoutes: CapabilityRoutes = async (app, context) => {
     },
   }, async (request) => {
     const businessCode = merchantOf(request.principal);
-    return toTransferResource(await db.transaction((tx) => transfers.cancelTransfer(tx, businessCode, request.params.id, clock.now())));
+    return toTransferResource(await transfers.cancelTransfer(db, businessCode, request.params.id, clock.now()));
   });
 
   app.get('/api/v2/banks', {
@@ -102,7 +102,7 @@ export const transferRoutes: CapabilityRoutes = async (app, context) => {
     }, async (request) => {
       const businessCode = merchantOf(request.principal);
       const { to, failure_code: failureCode } = request.body;
-      return toTransferResource(await db.transaction((tx) => transfers.advanceTransfer(tx, sandbox.payOut, businessCode, request.params.id, { to, failureCode }, clock.now())));
+      return toTransferResource(await transfers.advanceTransfer(db, sandbox.payOut, businessCode, request.params.id, { to, failureCode }, clock.now()));
     });
   }
 };

@@ -171,14 +171,16 @@ export async function listTransfers(db: ReadDatabase, businessCode: number, stat
 }
 
 /** The merchant cancels a PENDING transfer: CANCELED, funds back to `available`, `transfer.canceled`. */
-export async function cancelTransfer(tx: Transaction, businessCode: number, id: number, now: Date): Promise<TransferRow> {
-  const row = await store.cancelPendingTransfer(tx, businessCode, id, now);
-  if (!row) {
-    const current = await store.findTransfer(tx, businessCode, id);
-    if (!current) throw notFound('transfer');
-    throw new ApiError('TRANSFER_NOT_CANCELABLE', { message: `Transfer ${id} is ${current.status}; only a PENDING transfer can be canceled.` });
-  }
-  return settleAndAnnounce(tx, row, now);
+export async function cancelTransfer(db: Database, businessCode: number, id: number, now: Date): Promise<TransferRow> {
+  return db.transaction(async (tx) => {
+    const row = await store.cancelPendingTransfer(tx, businessCode, id, now);
+    if (!row) {
+      const current = await store.findTransfer(tx, businessCode, id);
+      if (!current) throw notFound('transfer');
+      throw new ApiError('TRANSFER_NOT_CANCELABLE', { message: `Transfer ${id} is ${current.status}; only a PENDING transfer can be canceled.` });
+    }
+    return settleAndAnnounce(tx, row, now);
+  });
 }
 
 /**
@@ -187,7 +189,7 @@ export async function cancelTransfer(tx: Transaction, businessCode: number, id: 
  * IN_TRANSIT first (each step with its event); FAILED needs an open transfer.
  */
 export async function advanceTransfer(
-  tx: Transaction,
+  db: Database,
   rail: InstantPayOut,
   businessCode: number,
   id: number,
@@ -197,29 +199,31 @@ export async function advanceTransfer(
   if (target.failureCode !== undefined && target.to !== 'FAILED') {
     throw validationError([{ field: 'failure_code', code: 'invalid_value', message: 'is only allowed with to: FAILED' }]);
   }
-  let row = await store.findTransferForUpdate(tx, businessCode, id);
-  if (!row) throw notFound('transfer');
-  const refuse = () => validationError([{
-    field: 'to',
-    code: 'invalid_value',
-    message: `transfer ${id} is ${row!.status} and cannot become ${target.to}`,
-  }]);
-  switch (target.to) {
-    case 'IN_TRANSIT':
-      if (row.status !== 'PENDING') throw refuse();
-      row = await applyRailReport(tx, row, await rail.submit(railOrderOf(row)), now);
-      break;
-    case 'COMPLETED':
-      if (row.status !== 'PENDING' && row.status !== 'IN_TRANSIT') throw refuse();
-      if (row.status === 'PENDING') row = await applyRailReport(tx, row, await rail.submit(railOrderOf(row)), now);
-      if (row.status === 'IN_TRANSIT') row = await moveToCompleted(tx, row, null, now);
-      break;
-    case 'FAILED':
-      if (row.status !== 'PENDING' && row.status !== 'IN_TRANSIT') throw refuse();
-      row = await moveToFailed(tx, row, { failureCode: target.failureCode ?? DEFAULT_FAILURE_CODE, failureMessage: null, railReference: null }, now);
-      break;
-  }
-  return row;
+  return db.transaction(async (tx) => {
+    let row = await store.findTransferForUpdate(tx, businessCode, id);
+    if (!row) throw notFound('transfer');
+    const refuse = () => validationError([{
+      field: 'to',
+      code: 'invalid_value',
+      message: `transfer ${id} is ${row!.status} and cannot become ${target.to}`,
+    }]);
+    switch (target.to) {
+      case 'IN_TRANSIT':
+        if (row.status !== 'PENDING') throw refuse();
+        row = await applyRailReport(tx, row, await rail.submit(railOrderOf(row)), now);
+        break;
+      case 'COMPLETED':
+        if (row.status !== 'PENDING' && row.status !== 'IN_TRANSIT') throw refuse();
+        if (row.status === 'PENDING') row = await applyRailReport(tx, row, await rail.submit(railOrderOf(row)), now);
+        if (row.status === 'IN_TRANSIT') row = await moveToCompleted(tx, row, null, now);
+        break;
+      case 'FAILED':
+        if (row.status !== 'PENDING' && row.status !== 'IN_TRANSIT') throw refuse();
+        row = await moveToFailed(tx, row, { failureCode: target.failureCode ?? DEFAULT_FAILURE_CODE, failureMessage: null, railReference: null }, now);
+        break;
+    }
+    return row;
+  });
 }
 
 export interface SettlementDelays {
