@@ -267,7 +267,7 @@ function parseCommand(argv: string[]): Command {
       if (!third || fourth !== undefined) throw new UsageError('refund resolve takes one REFUND_ID');
       const body = validate(ResolveRefundBody, { to: values.to, note: values.note });
       return async ({ db, clock }) => {
-        const refund = await db.transaction((tx) => refunds.resolveRefund(tx, third, { to: body.to, note: body.note ?? null }, clock.now()));
+        const refund = await refunds.resolveRefund(db, third, { to: body.to, note: body.note ?? null }, clock.now());
         return ok(toRefundResource(refund));
       };
     }

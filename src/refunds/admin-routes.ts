@@ -18,6 +18,6 @@ export const refundAdminRoutes: CapabilityRoutes = async (app, { db, clock }) =>
     },
   }, async (request) => {
     const { to, note } = request.body;
-    return toRefundResource(await db.transaction((tx) => refunds.resolveRefund(tx, request.params.id, { to, note: note ?? null }, clock.now())));
+    return toRefundResource(await refunds.resolveRefund(db, request.params.id, { to, note: note ?? null }, clock.now()));
   });
 };

@@ -73,7 +73,7 @@ export const refundRoutes: CapabilityRoutes = async (app, context) => {
     }, async (request) => {
       const businessCode = merchantOf(request.principal);
       const { to, failure_code: failureCode } = request.body;
-      return toRefundResource(await db.transaction((tx) => refunds.advanceRefund(tx, sandbox.refunds, businessCode, request.params.id, { to, failureCode }, clock.now())));
+      return toRefundResource(await refunds.advanceRefund(db, sandbox.refunds, businessCode, request.params.id, { to, failureCode }, clock.now()));
     });
 
     app.post('/api/v2/sandbox/simple-qrs/:id/late-payments', {

@@ -180,7 +180,7 @@ export async function listRefunds(
  * refund moves: anything else is 422 on `to`.
  */
 export async function advanceRefund(
-  tx: Transaction,
+  db: Database,
   rail: RefundRail,
   businessCode: number,
   id: string,
@@ -190,15 +190,17 @@ export async function advanceRefund(
   if (target.failureCode !== undefined && target.to !== 'FAILED') {
     throw validationError([{ field: 'failure_code', code: 'invalid_value', message: 'is only allowed with to: FAILED' }]);
   }
-  const row = await store.findRefundForUpdate(tx, businessCode, id);
-  if (!row) throw notFound('refund');
-  if (row.status !== 'PENDING') {
-    throw validationError([{ field: 'to', code: 'invalid_value', message: `refund ${id} is ${row.status} and cannot become ${target.to}` }]);
-  }
-  const report: RefundReport = target.to === 'COMPLETED'
-    ? await rail.sendRefund(refundOrderOf(row))
-    : { status: 'failed', railReference: null, failureCode: target.failureCode ?? DEFAULT_FAILURE_CODE };
-  return applyRefundReport(tx, row, report, now);
+  return db.transaction(async (tx) => {
+    const row = await store.findRefundForUpdate(tx, businessCode, id);
+    if (!row) throw notFound('refund');
+    if (row.status !== 'PENDING') {
+      throw validationError([{ field: 'to', code: 'invalid_value', message: `refund ${id} is ${row.status} and cannot become ${target.to}` }]);
+    }
+    const report: RefundReport = target.to === 'COMPLETED'
+      ? await rail.sendRefund(refundOrderOf(row))
+      : { status: 'failed', railReference: null, failureCode: target.failureCode ?? DEFAULT_FAILURE_CODE };
+    return applyRefundReport(tx, row, report, now);
+  });
 }
 
 /**
@@ -209,20 +211,22 @@ export async function advanceRefund(
  * helper's default failure code — with its events; no rail is called. 404 unknown; 409 REFUND_NOT_PENDING.
  */
 export async function resolveRefund(
-  tx: Transaction,
+  db: Database,
   id: string,
   resolution: { to: 'COMPLETED' | 'FAILED'; note: string | null },
   now: Date,
 ): Promise<RefundRow> {
-  const row = await store.findAnyRefundForUpdate(tx, id);
-  if (!row) throw notFound('refund');
-  if (row.status !== 'PENDING') throw new ApiError('REFUND_NOT_PENDING', { message: `Refund ${id} is ${row.status}: it was resolved already.` });
-  if (resolution.note !== null) await store.noteResolution(tx, id, resolution.note);
-  const noted = { ...row, resolution_note: resolution.note ?? row.resolution_note };
-  const report: RefundReport = resolution.to === 'COMPLETED'
-    ? { status: 'completed', railReference: null }
-    : { status: 'failed', railReference: null, failureCode: DEFAULT_FAILURE_CODE };
-  return applyRefundReport(tx, noted, report, now);
+  return db.transaction(async (tx) => {
+    const row = await store.findAnyRefundForUpdate(tx, id);
+    if (!row) throw notFound('refund');
+    if (row.status !== 'PENDING') throw new ApiError('REFUND_NOT_PENDING', { message: `Refund ${id} is ${row.status}: it was resolved already.` });
+    if (resolution.note !== null) await store.noteResolution(tx, id, resolution.note);
+    const noted = { ...row, resolution_note: resolution.note ?? row.resolution_note };
+    const report: RefundReport = resolution.to === 'COMPLETED'
+      ? { status: 'completed', railReference: null }
+      : { status: 'failed', railReference: null, failureCode: DEFAULT_FAILURE_CODE };
+    return applyRefundReport(tx, noted, report, now);
+  });
 }
 
 /**
