@@ -108,7 +108,7 @@ async function main(): Promise<void> {
     const context = createAppContext({ config, db, clock: systemClock });
     const created = await db.transaction((tx) => merchants.createMerchant(tx, { name: 'Bench' }, 'sandbox', new Date()));
     const owner: events.EventOwner = { kind: 'merchant', businessCode: created.merchant.business_code };
-    await db.transaction((tx) => webhooks.createEndpoint(tx, owner, { url: receiver.url }, destinationPolicyOf(config), new Date(), context.secrets));
+    await webhooks.createEndpoint(db, owner, { url: receiver.url }, destinationPolicyOf(config), new Date(), context.secrets);
 
     const baselineRate = await baseline(receiver, EVENTS);
     receiver.count = 0;

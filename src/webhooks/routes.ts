@@ -27,7 +27,7 @@ export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db,
     },
   }, async (request, reply) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    const endpoint = await db.transaction((tx) => webhooks.createEndpoint(tx, owner, request.body, destinations, clock.now(), secrets));
+    const endpoint = await webhooks.createEndpoint(db, owner, request.body, destinations, clock.now(), secrets);
     return reply.code(201).send(endpointWithSecret(endpoint));
   });
 
@@ -64,7 +64,7 @@ export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db,
     },
   }, async (request) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    return endpointView(await db.transaction((tx) => webhooks.updateEndpoint(tx, owner, request.params.id, request.body, destinations, clock.now())));
+    return endpointView(await webhooks.updateEndpoint(db, owner, request.params.id, request.body, destinations, clock.now()));
   });
 
   app.delete('/api/v2/webhook-endpoints/:id', {
@@ -76,7 +76,7 @@ export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db,
     },
   }, async (request, reply) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
-    await db.transaction((tx) => webhooks.deleteEndpoint(tx, owner, request.params.id, clock.now()));
+    await webhooks.deleteEndpoint(db, owner, request.params.id, clock.now());
     return reply.code(204).send(null);
   });
 
@@ -93,6 +93,6 @@ export const webhookEndpointRoutes: CapabilityRoutes = async (app, { config, db,
   }, async (request) => {
     const owner = webhooks.ownerOfPrincipal(request.principal);
     const expirePreviousNow = request.body?.expire_previous_now ?? false;
-    return endpointWithSecret(await db.transaction((tx) => webhooks.rotateSecret(tx, owner, request.params.id, clock.now(), secrets, { expirePreviousNow })));
+    return endpointWithSecret(await webhooks.rotateSecret(db, owner, request.params.id, clock.now(), secrets, { expirePreviousNow }));
   });
 };

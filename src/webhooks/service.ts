@@ -107,25 +107,27 @@ export interface EndpointWithSecret {
 }
 
 export async function createEndpoint(
-  tx: Transaction, owner: EventOwner, settings: { url: string; events?: string[]; description?: string }, destinations: DestinationPolicy,
+  db: Database, owner: EventOwner, settings: { url: string; events?: string[]; description?: string }, destinations: DestinationPolicy,
   now: Date, secrets: SecretBox,
 ): Promise<EndpointWithSecret> {
   const eventTypes = checkSettings(settings, destinations) ?? ['*'];
   const [ownerKind, ownerId] = ownerKey(owner);
-  await store.lockEndpointsOfOwner(tx, ownerKind, ownerId);
-  if ((await store.countEndpointsOfOwner(tx, ownerKind, ownerId)) >= MAX_ENDPOINTS_PER_OWNER) {
-    throw validationError([{
-      field: 'url', code: 'invalid_value',
-      message: `you already have ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints, the most allowed; delete one, or widen the events of one you have`,
-    }]);
-  }
-  const id = newEndpointId();
-  const secret = newWebhookSecret();
-  const endpoint = await store.insertEndpoint(tx, {
-    id, ownerKind, ownerId, url: settings.url, description: settings.description ?? null, eventTypes,
-    secretSealed: secrets.seal(secret, secretBinding(id, 'current')),
-  }, now);
-  return { endpoint, secret };
+  return db.transaction(async (tx) => {
+    await store.lockEndpointsOfOwner(tx, ownerKind, ownerId);
+    if ((await store.countEndpointsOfOwner(tx, ownerKind, ownerId)) >= MAX_ENDPOINTS_PER_OWNER) {
+      throw validationError([{
+        field: 'url', code: 'invalid_value',
+        message: `you already have ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints, the most allowed; delete one, or widen the events of one you have`,
+      }]);
+    }
+    const id = newEndpointId();
+    const secret = newWebhookSecret();
+    const endpoint = await store.insertEndpoint(tx, {
+      id, ownerKind, ownerId, url: settings.url, description: settings.description ?? null, eventTypes,
+      secretSealed: secrets.seal(secret, secretBinding(id, 'current')),
+    }, now);
+    return { endpoint, secret };
+  });
 }
 
 export async function listEndpoints(tx: Queryable, owner: EventOwner, page: PageRequest): Promise<Page<EndpointRow>> {
@@ -144,25 +146,29 @@ export async function getEndpoint(tx: Queryable, owner: EventOwner, id: string):
 
 /** PATCH: disabling an endpoint fails its pending deliveries (a redelivery sends them again once re-enabled). */
 export async function updateEndpoint(
-  tx: Transaction, owner: EventOwner, id: string, settings: EndpointSettings, destinations: DestinationPolicy, now: Date,
+  db: Database, owner: EventOwner, id: string, settings: EndpointSettings, destinations: DestinationPolicy, now: Date,
 ): Promise<EndpointRow> {
   const eventTypes = checkSettings(settings, destinations);
   const [ownerKind, ownerId] = ownerKey(owner);
-  const updated = await store.updateEndpointSettings(tx, ownerKind, ownerId, id, {
-    url: settings.url ?? null,
-    eventTypes: eventTypes ?? null,
-    description: settings.description ?? null,
-    status: settings.status ?? null,
-  }, now);
-  if (!updated) return endpointNotFound();
-  if (updated.status === 'disabled') await store.failPendingDeliveriesOfEndpoints(tx, [id], 'endpoint disabled', now);
-  return updated;
+  return db.transaction(async (tx) => {
+    const updated = await store.updateEndpointSettings(tx, ownerKind, ownerId, id, {
+      url: settings.url ?? null,
+      eventTypes: eventTypes ?? null,
+      description: settings.description ?? null,
+      status: settings.status ?? null,
+    }, now);
+    if (!updated) return endpointNotFound();
+    if (updated.status === 'disabled') await store.failPendingDeliveriesOfEndpoints(tx, [id], 'endpoint disabled', now);
+    return updated;
+  });
 }
 
-export async function deleteEndpoint(tx: Transaction, owner: EventOwner, id: string, now: Date): Promise<void> {
+export async function deleteEndpoint(db: Database, owner: EventOwner, id: string, now: Date): Promise<void> {
   const [ownerKind, ownerId] = ownerKey(owner);
-  if (!(await store.markEndpointDeleted(tx, ownerKind, ownerId, id, now))) endpointNotFound();
-  await store.failPendingDeliveriesOfEndpoints(tx, [id], 'endpoint deleted', now);
+  return db.transaction(async (tx) => {
+    if (!(await store.markEndpointDeleted(tx, ownerKind, ownerId, id, now))) endpointNotFound();
+    await store.failPendingDeliveriesOfEndpoints(tx, [id], 'endpoint deleted', now);
+  });
 }
 
 /**
@@ -170,19 +176,21 @@ export async function deleteEndpoint(tx: Transaction, owner: EventOwner, id: str
  * `expirePreviousNow` (a secret that leaked). Either way the older one before it stops now.
  */
 export async function rotateSecret(
-  tx: Transaction, owner: EventOwner, id: string, now: Date, secrets: SecretBox, options: { expirePreviousNow?: boolean } = {},
+  db: Database, owner: EventOwner, id: string, now: Date, secrets: SecretBox, options: { expirePreviousNow?: boolean } = {},
 ): Promise<EndpointWithSecret> {
   const [ownerKind, ownerId] = ownerKey(owner);
-  const current = (await store.lockEndpointOfOwner(tx, ownerKind, ownerId, id)) ?? endpointNotFound();
-  const secret = newWebhookSecret();
-  const keepPrevious = !options.expirePreviousNow;
-  const [endpoint] = await store.storeSealedSecrets(tx, [{
-    id,
-    secretSealed: secrets.seal(secret, secretBinding(id, 'current')),
-    previousSealed: keepPrevious ? secrets.seal(openCurrentSecret(current, secrets), secretBinding(id, 'previous')) : null,
-    previousExpiresAt: keepPrevious ? new Date(now.getTime() + ROTATION_OVERLAP_MS) : null,
-  }], now);
-  return { endpoint: endpoint!, secret };
+  return db.transaction(async (tx) => {
+    const current = (await store.lockEndpointOfOwner(tx, ownerKind, ownerId, id)) ?? endpointNotFound();
+    const secret = newWebhookSecret();
+    const keepPrevious = !options.expirePreviousNow;
+    const [endpoint] = await store.storeSealedSecrets(tx, [{
+      id,
+      secretSealed: secrets.seal(secret, secretBinding(id, 'current')),
+      previousSealed: keepPrevious ? secrets.seal(openCurrentSecret(current, secrets), secretBinding(id, 'previous')) : null,
+      previousExpiresAt: keepPrevious ? new Date(now.getTime() + ROTATION_OVERLAP_MS) : null,
+    }], now);
+    return { endpoint: endpoint!, secret };
+  });
 }
 
 /**
