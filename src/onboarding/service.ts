@@ -356,7 +356,7 @@ export async function cancelByToken(db: Database, config: Pick<Config, 'publicBa
       if (current.activation_qr_id) {
         await tx.query('savepoint cancel_activation_qr');
         try {
-          await qrs.cancelQr(tx, config, PLATFORM_BUSINESS_CODE, current.activation_qr_id, now);
+          await qrs.cancelQrIn(tx, config, PLATFORM_BUSINESS_CODE, current.activation_qr_id, now);
         } catch (error) {
           // Already paid or lapsed: the guarded intent update below decides.
           if (!(error instanceof ApiError)) throw error;

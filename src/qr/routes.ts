@@ -99,7 +99,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
   }, async (request) => {
     const businessCode = merchantOf(request.principal);
     const now = clock.now();
-    const canceled = await db.transaction((tx) => qrs.cancelQr(tx, config, businessCode, request.params.id, now));
+    const canceled = await qrs.cancelQr(db, config, businessCode, request.params.id, now);
     return toQrView(config, canceled, now);
   });
 

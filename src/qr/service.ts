@@ -384,7 +384,13 @@ export async function listPaymentsOfQr(
 // ---------------------------------------------------------------------------------------------------
 // Cancel and expiry
 
-export async function cancelQr(tx: Transaction, config: Pick<Config, 'publicBaseUrl'>, businessCode: number, qrId: string, now: Date): Promise<QrWithLastPayment> {
+/** The merchant cancels an ACTIVE QR (POST /api/v2/simple-qrs/{id}/cancel): 404 unknown, 409 QR_NOT_CANCELABLE. */
+export async function cancelQr(db: Database, config: Pick<Config, 'publicBaseUrl'>, businessCode: number, qrId: string, now: Date): Promise<QrWithLastPayment> {
+  return db.transaction((tx) => cancelQrIn(tx, config, businessCode, qrId, now));
+}
+
+/** `cancelQr` inside the caller's transaction (onboarding cancels an intent's activation QR with the intent). */
+export async function cancelQrIn(tx: Transaction, config: Pick<Config, 'publicBaseUrl'>, businessCode: number, qrId: string, now: Date): Promise<QrWithLastPayment> {
   const canceled = isUuid(qrId) ? await store.cancelQrByMerchant(tx, businessCode, qrId, now) : undefined;
   if (!canceled) {
     await getQrOfMerchant(tx, businessCode, qrId); // 404 for an unknown or foreign QR
