@@ -53,8 +53,8 @@ async function main(): Promise<void> {
     await migrate(db);
     const now = new Date();
     const yearAgo = new Date(now.getTime() - 365 * DAY_MS);
-    const busy = await db.transaction((tx) => createMerchant(tx, { name: 'Busy shop' }, 'sandbox', yearAgo));
-    for (let i = 0; i < 200; i++) await db.transaction((tx) => createMerchant(tx, { name: `Quiet ${i}` }, 'sandbox', yearAgo));
+    const busy = await createMerchant(db, { name: 'Busy shop' }, 'sandbox', yearAgo);
+    for (let i = 0; i < 200; i++) await createMerchant(db, { name: `Quiet ${i}` }, 'sandbox', yearAgo);
     const seeding = performance.now();
     await seedHistory(db, busy.merchant.business_code, { count: ENTRIES, start: new Date(yearAgo.getTime() + 60_000), spacingMs: Math.floor((365 * DAY_MS - 120_000) / ENTRIES) });
     await db.query('analyze');

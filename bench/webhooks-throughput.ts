@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     await migrate(db);
     const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT: 'off' });
     const context = createAppContext({ config, db, clock: systemClock });
-    const created = await db.transaction((tx) => merchants.createMerchant(tx, { name: 'Bench' }, 'sandbox', new Date()));
+    const created = await merchants.createMerchant(db, { name: 'Bench' }, 'sandbox', new Date());
     const owner: events.EventOwner = { kind: 'merchant', businessCode: created.merchant.business_code };
     await webhooks.createEndpoint(db, owner, { url: receiver.url }, destinationPolicyOf(config), new Date(), context.secrets);
 

@@ -152,7 +152,7 @@ function parseCommand(argv: string[]): Command {
     case 'partner create': {
       const body = validate(schemas.CreatePartnerBody, { name: values.name });
       return async ({ config, db, clock }) => {
-        const created = await db.transaction((tx) => merchants.createPartner(tx, body.name, config.mode, clock.now()));
+        const created = await merchants.createPartner(db, body.name, config.mode, clock.now());
         return ok(toCreatedPartnerView(created));
       };
     }
@@ -162,7 +162,7 @@ function parseCommand(argv: string[]): Command {
       const partnerId = wholeNumber(fourth, 'PARTNER_ID');
       if (third === 'create') {
         return async ({ config, db, clock }) => {
-          const key = await db.transaction((tx) => merchants.createPartnerMasterKey(tx, partnerId, config.mode, clock.now()));
+          const key = await merchants.createPartnerMasterKey(db, partnerId, config.mode, clock.now());
           return ok({ master_key: key.masterKey, key_prefix: key.keyPrefix });
         };
       }
@@ -178,9 +178,9 @@ function parseCommand(argv: string[]): Command {
         partner_id: values.partner === undefined ? undefined : wholeNumber(values.partner, '--partner'),
       });
       return async ({ config, db, clock }) => {
-        const created = await db.transaction((tx) => merchants.createMerchant(tx, {
+        const created = await merchants.createMerchant(db, {
           name: body.name, city: body.city, mcc: body.mcc, achEnabled: body.ach_enabled, partnerId: body.partner_id, plan: config.defaultPricePlan,
-        }, config.mode, clock.now()));
+        }, config.mode, clock.now());
         return ok({ ...toMerchantView(created.merchant), api_key: created.apiKey, key_prefix: created.keyPrefix });
       };
     }
@@ -197,7 +197,7 @@ function parseCommand(argv: string[]): Command {
         status: values.status,
       });
       return async ({ db, clock }) => {
-        const merchant = await db.transaction((tx) => merchants.updateMerchant(tx, businessCode, { achEnabled: body.ach_enabled, status: body.status }, clock.now()));
+        const merchant = await merchants.updateMerchant(db, businessCode, { achEnabled: body.ach_enabled, status: body.status }, clock.now());
         return ok(toMerchantView(merchant));
       };
     }
@@ -207,7 +207,7 @@ function parseCommand(argv: string[]): Command {
       const plan = planOptions(values.qr, values.transfer);
       if (Object.keys(plan).length === 0) return async ({ db }) => ok(toMerchantView(await merchants.getMerchant(db, businessCode)));
       return async ({ db, clock }) => {
-        const merchant = await db.transaction((tx) => merchants.updateMerchant(tx, businessCode, { plan }, clock.now()));
+        const merchant = await merchants.updateMerchant(db, businessCode, { plan }, clock.now());
         return ok(toMerchantView(merchant));
       };
     }
@@ -215,7 +215,7 @@ function parseCommand(argv: string[]): Command {
       const businessCode = wholeNumber(third, 'BUSINESS_CODE');
       const body = validate(schemas.CreateMerchantKeyBody, { kind: values.kind });
       return async ({ config, db, clock }) => {
-        const key = await db.transaction((tx) => merchants.createMerchantApiKey(tx, businessCode, config.mode, clock.now(), body.kind ?? 'merchant'));
+        const key = await merchants.createMerchantApiKey(db, businessCode, config.mode, clock.now(), body.kind ?? 'merchant');
         return ok({ api_key: key.apiKey, key_prefix: key.keyPrefix, kind: key.kind });
       };
     }
@@ -226,7 +226,7 @@ function parseCommand(argv: string[]): Command {
     case 'key revoke': {
       if (!third) throw new UsageError('key revoke needs KEY_PREFIX');
       return async ({ db, clock }) => {
-        const key = await db.transaction((tx) => merchants.revokeApiKey(tx, third, clock.now()));
+        const key = await merchants.revokeApiKey(db, third, clock.now());
         return ok({ key_prefix: key.key_prefix, revoked_at: key.revoked_at?.toISOString() });
       };
     }

@@ -23,7 +23,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       response: { 201: schemas.CreatedPartnerSchema, ...errorResponses(...OPERATOR_ERRORS, 400, 413, 415, 422) },
     },
   }, async (request, reply) => {
-    const created = await db.transaction((tx) => merchants.createPartner(tx, request.body.name, config.mode, clock.now()));
+    const created = await merchants.createPartner(db, request.body.name, config.mode, clock.now());
     return reply.code(201).send(toCreatedPartnerView(created));
   });
 
@@ -45,7 +45,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       response: { 201: schemas.CreatedMasterKeySchema, ...errorResponses(...OPERATOR_ERRORS, 404, 422) },
     },
   }, async (request, reply) => {
-    const key = await db.transaction((tx) => merchants.createPartnerMasterKey(tx, request.params.partner_id, config.mode, clock.now()));
+    const key = await merchants.createPartnerMasterKey(db, request.params.partner_id, config.mode, clock.now());
     return reply.code(201).send({ master_key: key.masterKey, key_prefix: key.keyPrefix });
   });
 
@@ -70,14 +70,14 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     },
   }, async (request, reply) => {
     const body = request.body;
-    const created = await db.transaction((tx) => merchants.createMerchant(tx, {
+    const created = await merchants.createMerchant(db, {
       name: body.name,
       city: body.city,
       mcc: body.mcc,
       achEnabled: body.ach_enabled,
       partnerId: body.partner_id,
       plan: merchants.planWith(config.defaultPricePlan, body.pricing),
-    }, config.mode, clock.now()));
+    }, config.mode, clock.now());
     return reply.code(201).send(toCreatedMerchantView(created));
   });
 
@@ -107,11 +107,11 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       response: { 200: schemas.MerchantSchema, ...errorResponses(...OPERATOR_ERRORS, 400, 404, 413, 415, 422) },
     },
   }, async (request) => {
-    const merchant = await db.transaction((tx) => merchants.updateMerchant(tx, request.params.business_code, {
+    const merchant = await merchants.updateMerchant(db, request.params.business_code, {
       achEnabled: request.body.ach_enabled,
       status: request.body.status,
       plan: merchants.planChangeOf(request.body.pricing),
-    }, clock.now()));
+    }, clock.now());
     return toMerchantView(merchant);
   });
 
@@ -125,7 +125,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
     },
   }, async (request, reply) => {
     const kind = request.body.kind ?? 'merchant';
-    const key = await db.transaction((tx) => merchants.createMerchantApiKey(tx, request.params.business_code, config.mode, clock.now(), kind));
+    const key = await merchants.createMerchantApiKey(db, request.params.business_code, config.mode, clock.now(), kind);
     return reply.code(201).send({ api_key: key.apiKey, key_prefix: key.keyPrefix, kind: key.kind });
   });
 
@@ -149,7 +149,7 @@ export const adminRoutes: CapabilityRoutes = async (app, { config, db, clock }) 
       response: { 204: Type.Null(), ...errorResponses(...OPERATOR_ERRORS, 404, 422) },
     },
   }, async (request, reply) => {
-    await db.transaction((tx) => merchants.revokeApiKey(tx, request.params.key_prefix, clock.now()));
+    await merchants.revokeApiKey(db, request.params.key_prefix, clock.now());
     return reply.code(204).send(null);
   });
 };

@@ -18,8 +18,8 @@ export async function createSandboxAccountsIfEmpty({ config, db, clock }: AppCon
     await tx.query("select pg_advisory_xact_lock(hashtextextended('mps:sandbox-setup', 0))");
     if (!(await merchants.isEmpty(tx))) return null;
     const now = clock.now();
-    const partner = await merchants.createPartner(tx, 'Sandbox Partner', config.mode, now);
-    const merchant = await merchants.createMerchant(tx, {
+    const partner = await merchants.createPartnerIn(tx, 'Sandbox Partner', config.mode, now);
+    const merchant = await merchants.createMerchantIn(tx, {
       name: 'Sandbox Merchant',
       achEnabled: true,
       partnerId: partner.partner.id,

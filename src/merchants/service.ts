@@ -1,7 +1,7 @@
 // Partners, merchants and their API keys: the operator's operations (admin API and CLI share them) and
 // the key lookup behind authentication.
 import type { Mode } from '../config.ts';
-import type { Queryable, Transaction } from '../db/database.ts';
+import type { Database, Queryable, Transaction } from '../db/database.ts';
 import { notFound } from '../kernel/errors.ts';
 import * as ledger from '../ledger/service.ts';
 import { validatedCentavos } from '../money.ts';
@@ -26,7 +26,13 @@ export interface CreatedPartner {
   keyPrefix: string;
 }
 
-export async function createPartner(tx: Transaction, name: string, mode: Mode, now: Date): Promise<CreatedPartner> {
+/** Creates a partner with its first master key. */
+export async function createPartner(db: Database, name: string, mode: Mode, now: Date): Promise<CreatedPartner> {
+  return db.transaction((tx) => createPartnerIn(tx, name, mode, now));
+}
+
+/** `createPartner` inside the caller's transaction (the first run's sandbox accounts). */
+export async function createPartnerIn(tx: Transaction, name: string, mode: Mode, now: Date): Promise<CreatedPartner> {
   const partner = await store.insertPartner(tx, name, now);
   const key = generateApiKey('partner', mode);
   await store.insertApiKey(tx, { keyPrefix: key.keyPrefix, keyHash: key.keyHash, owner: { kind: 'partner', partnerId: partner.id } }, now);
@@ -71,9 +77,14 @@ export interface CreatedMerchant {
 }
 
 /** Creates a merchant with its zero balance and first API key. Throws 404 for an unknown partner. */
-export async function createMerchant(tx: Transaction, request: NewMerchant, mode: Mode, now: Date): Promise<CreatedMerchant> {
+export async function createMerchant(db: Database, request: NewMerchant, mode: Mode, now: Date): Promise<CreatedMerchant> {
+  return db.transaction((tx) => createMerchantIn(tx, request, mode, now));
+}
+
+/** `createMerchant` inside the caller's transaction (the first run's sandbox accounts). */
+export async function createMerchantIn(tx: Transaction, request: NewMerchant, mode: Mode, now: Date): Promise<CreatedMerchant> {
   const merchant = await insertMerchantWithBalance(tx, request, now);
-  const { apiKey, keyPrefix } = await createMerchantApiKey(tx, merchant.business_code, mode, now);
+  const { apiKey, keyPrefix } = await createMerchantApiKeyIn(tx, merchant.business_code, mode, now);
   return { merchant, apiKey, keyPrefix };
 }
 
@@ -183,30 +194,45 @@ export async function listPartners(db: Queryable): Promise<PartnerRow[]> {
  * Like the other settings, it is recorded as the row's new value and `updated_at`, with no event.
  */
 export async function updateMerchant(
-  tx: Transaction,
+  db: Database,
   businessCode: number,
   settings: { achEnabled?: boolean; status?: MerchantStatus; plan?: Partial<PricePlan> },
   now: Date,
 ): Promise<MerchantRow> {
-  const merchant = await store.updateMerchantSettings(tx, businessCode, {
-    achEnabled: settings.achEnabled ?? null,
-    status: settings.status ?? null,
-    qrBasisPoints: settings.plan?.qrBasisPoints ?? null,
-    qrFixed: settings.plan?.qrFixed ?? null,
-    transferFixed: settings.plan?.transferFixed ?? null,
-  }, now);
-  if (!merchant) throw notFound('merchant');
-  if (settings.achEnabled !== undefined || settings.status !== undefined) tx.notifyAfterCommit(AUTH_CHANGED_CHANNEL);
-  return merchant;
+  return db.transaction(async (tx) => {
+    const merchant = await store.updateMerchantSettings(tx, businessCode, {
+      achEnabled: settings.achEnabled ?? null,
+      status: settings.status ?? null,
+      qrBasisPoints: settings.plan?.qrBasisPoints ?? null,
+      qrFixed: settings.plan?.qrFixed ?? null,
+      transferFixed: settings.plan?.transferFixed ?? null,
+    }, now);
+    if (!merchant) throw notFound('merchant');
+    if (settings.achEnabled !== undefined || settings.status !== undefined) tx.notifyAfterCommit(AUTH_CHANGED_CHANNEL);
+    return merchant;
+  });
 }
 
 /** The kinds of key a merchant can hold: its full API key, or a terminal key (QRs and their payments only). */
 export type MerchantKeyKind = Exclude<KeyKind, 'partner'>;
 
+export interface CreatedMerchantKey {
+  apiKey: string;
+  keyPrefix: string;
+  kind: MerchantKeyKind;
+}
+
 /** Creates another key for a merchant; `kind` terminal makes a key for a POS or kiosk that cannot move money out. */
 export async function createMerchantApiKey(
+  db: Database, businessCode: number, mode: Mode, now: Date, kind: MerchantKeyKind = 'merchant',
+): Promise<CreatedMerchantKey> {
+  return db.transaction((tx) => createMerchantApiKeyIn(tx, businessCode, mode, now, kind));
+}
+
+/** `createMerchantApiKey` inside the caller's transaction (a new merchant's first key; onboarding's, when the merchant comes back). */
+export async function createMerchantApiKeyIn(
   tx: Transaction, businessCode: number, mode: Mode, now: Date, kind: MerchantKeyKind = 'merchant',
-): Promise<{ apiKey: string; keyPrefix: string; kind: MerchantKeyKind }> {
+): Promise<CreatedMerchantKey> {
   if (!(await store.findMerchant(tx, businessCode))) throw notFound('merchant');
   const key = generateApiKey(kind, mode);
   const scope = kind === 'terminal' ? 'terminal' : 'full';
@@ -214,11 +240,13 @@ export async function createMerchantApiKey(
   return { apiKey: key.apiKey, keyPrefix: key.keyPrefix, kind };
 }
 
-export async function createPartnerMasterKey(tx: Transaction, partnerId: number, mode: Mode, now: Date): Promise<{ masterKey: string; keyPrefix: string }> {
-  if (!(await store.findPartner(tx, partnerId))) throw notFound('partner');
-  const key = generateApiKey('partner', mode);
-  await store.insertApiKey(tx, { keyPrefix: key.keyPrefix, keyHash: key.keyHash, owner: { kind: 'partner', partnerId } }, now);
-  return { masterKey: key.apiKey, keyPrefix: key.keyPrefix };
+export async function createPartnerMasterKey(db: Database, partnerId: number, mode: Mode, now: Date): Promise<{ masterKey: string; keyPrefix: string }> {
+  return db.transaction(async (tx) => {
+    if (!(await store.findPartner(tx, partnerId))) throw notFound('partner');
+    const key = generateApiKey('partner', mode);
+    await store.insertApiKey(tx, { keyPrefix: key.keyPrefix, keyHash: key.keyHash, owner: { kind: 'partner', partnerId } }, now);
+    return { masterKey: key.apiKey, keyPrefix: key.keyPrefix };
+  });
 }
 
 export async function listMerchantApiKeys(db: Queryable, businessCode: number): Promise<ApiKeyRow[]> {
@@ -232,11 +260,13 @@ export async function listPartnerApiKeys(db: Queryable, partnerId: number): Prom
 }
 
 /** Revokes a live key by its prefix; 404 when no live key has it. */
-export async function revokeApiKey(tx: Transaction, keyPrefix: string, now: Date): Promise<ApiKeyRow> {
-  const key = await store.revokeApiKey(tx, keyPrefix, now);
-  if (!key) throw notFound('API key');
-  tx.notifyAfterCommit(AUTH_CHANGED_CHANNEL);
-  return key;
+export async function revokeApiKey(db: Database, keyPrefix: string, now: Date): Promise<ApiKeyRow> {
+  return db.transaction(async (tx) => {
+    const key = await store.revokeApiKey(tx, keyPrefix, now);
+    if (!key) throw notFound('API key');
+    tx.notifyAfterCommit(AUTH_CHANGED_CHANNEL);
+    return key;
+  });
 }
 
 export async function findKeyOwner(db: Queryable, keyHash: string): Promise<KeyOwnerRow | undefined> {

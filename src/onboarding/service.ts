@@ -392,7 +392,7 @@ export async function issueFirstApiKey(
     if (!current || current.browser_binding_hash !== browserBindingHash(flowSecret)) return undefined;
     const intent = await store.markApiKeyIssued(tx, tokenHashOf(token), now);
     if (!intent) return undefined;
-    const key = await merchants.createMerchantApiKey(tx, intent.business_code!, config.mode, now);
+    const key = await merchants.createMerchantApiKeyIn(tx, intent.business_code!, config.mode, now);
     return { intent, ...key };
   });
 }

@@ -107,7 +107,7 @@ describe.each(databaseKinds())('event outbox on %s', (kind) => {
   const listed = async (owner: EventOwner) => (await events.listEventPage(database.db, owner, null, FIRST_PAGE)).items;
 
   async function newMerchant(): Promise<number> {
-    return database.db.transaction(async (tx) => (await createMerchant(tx, { name: 'Outbox Shop' }, 'sandbox', T0)).merchant.business_code);
+    return (await createMerchant(database.db, { name: 'Outbox Shop' }, 'sandbox', T0)).merchant.business_code;
   }
 
   it('emit writes an evt_ event with its owner, type, data and time in the caller\'s transaction', async () => {
@@ -254,8 +254,7 @@ describeOnPostgres('event outbox wake-ups on %s', (kind) => {
   afterAll(() => database.drop());
 
   it('listeners are not woken while the emitting transaction is still open, only after it commits', async () => {
-    const businessCode = await database.db.transaction(async (tx) =>
-      (await createMerchant(tx, { name: 'Outbox Shop' }, 'sandbox', T0)).merchant.business_code);
+    const businessCode = (await createMerchant(database.db, { name: 'Outbox Shop' }, 'sandbox', T0)).merchant.business_code;
     await subscribe(database.db, businessCode, ['*']);
     const watcher = await watchEvents(database.db);
     try {

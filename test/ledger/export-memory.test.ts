@@ -37,7 +37,7 @@ describeOnPostgres('the journal export\'s memory on %s', { timeout: 180_000 }, (
 
   beforeAll(async () => {
     database = await createTestDatabase(kind);
-    const created = await database.db.transaction((tx) => createMerchant(tx, { name: 'Tienda Grande' }, 'sandbox', new Date('2025-11-30T12:00:00Z')));
+    const created = await createMerchant(database.db, { name: 'Tienda Grande' }, 'sandbox', new Date('2025-11-30T12:00:00Z'));
     apiKey = created.apiKey;
     // 100,000 payments five minutes apart: 2025-12-01 to late October 2026.
     await seedHistory(database.db, created.merchant.business_code, { count: ENTRIES, start: new Date('2025-12-01T12:00:00Z'), spacingMs: 290_000 });
