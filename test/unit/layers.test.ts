@@ -1,7 +1,8 @@
 // The layering of src/ (docs/architecture.md#layout), checked on the import statements themselves: the
 // kernel and the database adapters import no capability; no capability's service, store or view imports
 // routes, pages, the HTTP layer or the composition root; nothing but the entry points imports those; the rails
-// sit below the capabilities, and only the composition root picks one.
+// sit below the capabilities, and only the composition root picks one. Read from the source as well: only
+// services open transactions (routes and the CLI call a service that takes the Database).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,9 +22,10 @@ function sourceFiles(dir: string): string[] {
 const graph = sourceFiles(SRC).map((file) => {
   const text = readFileSync(file, 'utf8');
   const revealsAccountNumbers = /\brevealAccountNumber\(/.test(text);
+  const opensTransactions = /\.transaction\(/.test(text);
   const imports = [...text.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'(\.[^']+)'/gms)]
     .map((match) => path.relative(SRC, path.resolve(path.dirname(file), match[1]!)).split(path.sep).join('/'));
-  return { file: path.relative(SRC, file).split(path.sep).join('/'), imports, revealsAccountNumbers };
+  return { file: path.relative(SRC, file).split(path.sep).join('/'), imports, revealsAccountNumbers, opensTransactions };
 });
 
 function violations(isFrom: (file: string) => boolean, isForbidden: (target: string) => boolean): string[] {
@@ -54,6 +56,13 @@ describe('the layers of src/', () => {
   it('lets only the entry points import the composition root and the app', () => {
     const entry = (file: string) => ['startup.ts', 'main.ts'].includes(file) || file.startsWith('cli/') || file.startsWith('http/');
     expect(violations((file) => !entry(file), (target) => target === 'composition.ts' || target === 'http/app.ts')).toEqual([]);
+  });
+
+  it('lets services open transactions, never routes, pages, the HTTP layer or the CLI: they call a service that takes the Database', () => {
+    const openers = graph.filter(({ opensTransactions }) => opensTransactions).map(({ file }) => file);
+    expect(openers).toContain('qr/service.ts');
+    const isCaller = (file: string) => isRouteFile(file) || file.startsWith('http/') || file.startsWith('cli/');
+    expect(openers.filter(isCaller)).toEqual([]);
   });
 
   it('lets only stores (to write it) and rails (to pay to it) open a full account number', () => {
