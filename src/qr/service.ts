@@ -16,6 +16,7 @@ import { centavos, centavosToAmount, formatCentavos, validatedCentavos, type Cen
 import { paymentFee } from '../merchants/pricing.ts';
 import { buildEmvPayload } from './emv.ts';
 import { parseExpiration } from './expiration.ts';
+import { findQrById, isUuid, QR_CHANGED_CHANNEL } from './lookup.ts';
 import { renderQrDataUri } from './png.ts';
 import { requestRailCancel } from '../rails/cancels.ts';
 import type { PayInRail, PaymentNotice } from '../rails/pay-in.ts';
@@ -28,12 +29,7 @@ import type { PaymentRow, QrRow, QrWithLastPayment } from './store.ts';
 import type { RailName } from '../rails/names.ts';
 
 export type { PaymentRow, QrRow, QrStatus, QrWithLastPayment } from './store.ts';
-
-/**
- * Channel carrying the id of a QR that changed (payment, cancel, expiry sweep), sent after the commit: it
- * drops the QR from the read caches and wakes its long polls, in this process at once (db/notifier.ts).
- */
-export const QR_CHANGED_CHANNEL = 'mps_qr_changed';
+export { findQrById, findQrByPayToken, QR_CHANGED_CHANNEL } from './lookup.ts';
 
 /** Renders the PNG data URI of a payload (inline by default; a worker pool under load). */
 export type RenderQrImage = (payload: string) => Promise<string>;
@@ -347,14 +343,6 @@ export async function getQrOfMerchant(db: Queryable, businessCode: number, qrId:
   return found;
 }
 
-export async function findQrByPayToken(db: Queryable, payToken: string): Promise<QrWithLastPayment | undefined> {
-  return /^[0-9A-Za-z]{22}$/.test(payToken) ? store.findQrByPayToken(db, payToken) : undefined;
-}
-
-export async function findQrById(db: Queryable, qrId: string): Promise<QrWithLastPayment | undefined> {
-  return isUuid(qrId) ? store.findQrById(db, qrId) : undefined;
-}
-
 export async function listQrsOfMerchant(
   db: Queryable,
   businessCode: number,
@@ -660,8 +648,4 @@ export async function addRefunded(tx: Transaction, paymentId: number, deltaCenta
   const payment = await store.addRefunded(tx, paymentId, deltaCentavos);
   if (!payment) throw new ApiError('REFUND_EXCEEDS_PAYMENT');
   return payment;
-}
-
-function isUuid(text: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text);
 }

@@ -7,8 +7,9 @@
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../time.ts';
 import { QrReadCache } from './read-cache.ts';
-import { findQrById, findQrByPayToken, QR_CHANGED_CHANNEL, type QrWithLastPayment } from './service.ts';
+import { findQrById, findQrByPayToken, QR_CHANGED_CHANNEL } from './lookup.ts';
 import { effectiveState, etagOf, ifNoneMatchHits } from './state.ts';
+import type { QrWithLastPayment } from './store.ts';
 
 /** Longest a waiter sleeps without re-reading its QR. */
 export const RECHECK_MS = 2_000;
