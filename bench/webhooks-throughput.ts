@@ -152,6 +152,7 @@ async function main(): Promise<void> {
     // 5. through the API, on loopback: a real QR payment (the sandbox rail) of a multi-use QR, whose one
     // simple_qr.payment_received event commits with the payment; timed from sending the request.
     const app = await buildApp(context, { logger: createLogger('silent') });
+    await context.lifecycle.start(); // the render threads and key cache, as startService runs them
     await app.listen({ port: 0, host: '127.0.0.1' });
     const apiBase = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v2`;
     const merchantHeaders = { 'content-type': 'application/json', 'x-api-key': created.apiKey };
@@ -177,7 +178,7 @@ async function main(): Promise<void> {
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
     apiLatencies.sort((a, b) => a - b);
-    await app.close();
+    await context.lifecycle.stop(() => app.close());
     await runner.stop();
 
     const row = (label: string, value: string) => process.stdout.write(`${label.padEnd(58)} ${value}\n`);

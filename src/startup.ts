@@ -63,12 +63,15 @@ export async function startService(config: Config, options: StartOptions): Promi
     ? await openDatabase(config.databaseReplica, { purpose: 'replica', onBackgroundError, queryTimeoutMs: config.databaseQueryTimeoutMs, readOnly: true })
     : null;
   const replica = replicaDb ? replicaWithFallback(replicaDb, db, { onFallback: fallbackLogger(log) }) : undefined;
-  const context = createAppContext({ config, db, clock: options.clock ?? systemClock, replica });
+  const context = createAppContext({ config, db, clock: options.clock ?? systemClock, replica }, { log });
   const gate = new StartupGate();
   // One registry for the HTTP metrics and the workers' (webhook delivery attempts, dispatch lag), served on /metrics.
   const metrics: Registry = createMetricsRegistry();
 
   const app = await buildApp(context, { logger: log, metrics, startupGate: gate, operationsOnly: config.role === 'worker' });
+  // The context's render threads, QR read model and key cache serve the API: a ROLE=worker process serves
+  // only /healthz, /readyz and /metrics, so it starts none of them (no thread, no LISTEN of theirs).
+  if (config.role !== 'worker') await context.lifecycle.start();
   await app.listen({ port: config.port, host: config.host });
 
   const stopping = new AbortController();
@@ -96,7 +99,9 @@ export async function startService(config: Config, options: StartOptions): Promi
     async close() {
       stopping.abort();
       await ready.catch(() => {});
-      await app.close(); // stops accepting, finishes in-flight requests
+      // Answers the held long polls, stops accepting and finishes in-flight requests, then stops the render
+      // threads and the key cache.
+      await context.lifecycle.stop(() => app.close());
       await running.workers?.stop(); // finishes the current batch of each job
       try {
         await replicaDb?.close();

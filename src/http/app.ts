@@ -1,15 +1,17 @@
-// The composition root of the HTTP service (docs/architecture.md, habit 1): main.ts and the tests build the
-// very same app through buildApp. It settles once, for every route, what docs/api-reference.md#basics asks
-// of the HTTP layer — request ids, JSON parsing, the checks each route declares (route-guards.ts), the error
-// model, metrics and the access log — and registers each capability's routes, a typed plugin given the
-// AppContext. Capabilities never import this file.
+// The HTTP service (docs/architecture.md, habit 1): main.ts and the tests build the very same app through
+// buildApp. It settles once, for every route, what docs/api-reference.md#basics asks of the HTTP layer —
+// request ids, JSON parsing, the checks each route declares (route-guards.ts), the error model, metrics and
+// the access log — and registers each capability's routes, a typed plugin given the AppContext. The
+// long-lived parts it serves with (the key cache, the QR render threads and read model, the transfer queue)
+// come built in that context (src/composition.ts); whoever listens starts and stops them (context.lifecycle).
+// Capabilities never import this file.
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyPluginAsync } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { AppContext, CapabilityRoutes } from '../context.ts';
-import { accessLogger, createLogger, lazyChildLogger, logBackgroundError, logResponse } from '../kernel/logging.ts';
+import { accessLogger, createLogger, lazyChildLogger, logResponse } from '../kernel/logging.ts';
 import type { App } from '../kernel/routes.ts';
 import { ErrorSchema } from '../kernel/schemas.ts';
 import { parseJsonBody, validatorCompiler } from '../kernel/validation.ts';
@@ -26,7 +28,6 @@ import { qrRoutes } from '../qr/routes.ts';
 import { transferRoutes } from '../transfers/routes.ts';
 import { eventRoutes } from '../webhooks/events-routes.ts';
 import { webhookEndpointRoutes } from '../webhooks/routes.ts';
-import { KeyVerifier } from './auth.ts';
 import { handleError, handleFrameworkError, handleNotFound } from './error-handler.ts';
 import { completeDocument, type DocumentedRoute } from './openapi.ts';
 import { createMetricsRegistry, httpMetrics } from './metrics.ts';
@@ -69,7 +70,7 @@ export interface BuildAppOptions {
 }
 
 export async function buildApp(context: AppContext, options: BuildAppOptions = {}): Promise<App> {
-  const { config, db, clock } = context;
+  const { config, db } = context;
   const logger = options.logger ?? createLogger(config.logLevel);
   const app = Fastify({
     loggerInstance: logger,
@@ -114,12 +115,6 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     }
   });
 
-  // Per client network, for what comes without a known key: keyless routes, and lookups of unknown keys.
-  const publicLimiter = config.publicRateLimit ? new RateLimiter(config.publicRateLimit) : null;
-  const verifier = new KeyVerifier(db, clock, config.mode, publicLimiter, (error, what) => logBackgroundError(app.log, error, what));
-  app.addHook('onReady', () => verifier.start());
-  app.addHook('onClose', () => verifier.stop());
-
   // Every answer names its request (docs/api-reference.md#request-ids). Set before anything can fail, so errors carry it too.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
@@ -127,12 +122,12 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
   });
   const tokenLockout = new TokenLockout();
   attachRouteGuards(app, {
-    verifier,
+    verifier: context.keys,
     tokenLockout,
     metricsToken: config.metricsToken,
     rateLimiter: config.rateLimit ? new RateLimiter(config.rateLimit) : null,
     adminToken: config.adminToken,
-    publicLimiter,
+    publicLimiter: context.publicLimiter,
     startupGate: options.startupGate,
   });
   app.setErrorHandler(handleError);

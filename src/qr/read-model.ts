@@ -1,10 +1,12 @@
-// The QR read side: what a POS terminal polling every 2–3 s and a kiosk's long poll read. One watcher per
-// app (one LISTEN, one read cache, shared with the hosted pay pages), and the API's answer of a cached
-// read — its ETag and JSON — built once and kept until the QR's effective state can next change by itself
-// (its expiry). The view is a pure function of the row and the effective state, and a new read is a new
-// object, so a change is never missed.
-import type { AppContext } from '../context.ts';
+// The QR read side: what a POS terminal polling every 2–3 s and a kiosk's long poll read. One per process,
+// made by the composition root: one watcher (one LISTEN, one read cache, shared with the hosted pay pages),
+// and the API's answer of a cached read — its ETag and JSON — built once and kept until the QR's effective
+// state can next change by itself (its expiry). The view is a pure function of the row and the effective
+// state, and a new read is a new object, so a change is never missed.
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
 import { notFound } from '../kernel/errors.ts';
+import type { Clock } from '../time.ts';
 import { etagOf, ifNoneMatchHits } from './state.ts';
 import type { QrWithLastPayment } from './store.ts';
 import { toQrView } from './views.ts';
@@ -29,7 +31,8 @@ export class QrReadModel {
   readonly watcher: QrWatcher;
   private readonly views = new WeakMap<QrWithLastPayment, CachedView>();
 
-  constructor(private readonly context: Pick<AppContext, 'config' | 'db' | 'clock'>) {
+  // Not a Pick of the AppContext: the AppContext holds this model (composition.ts), and that import would be a cycle.
+  constructor(private readonly context: { config: Config; db: Database; clock: Clock }) {
     this.watcher = new QrWatcher(context.db);
   }
 

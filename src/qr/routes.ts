@@ -1,14 +1,13 @@
 // Simple QR routes of the merchant API (docs/api-reference.md#qr-payments) and the sandbox payment endpoint
 // (docs/api-reference.md#sandbox-qr-payments). HTTP only: schema in, one service or read-model call,
-// schema out. The routes own the lifetimes of the render pool and the read model (started with the app,
-// stopped with it); the machinery lives in png.ts and read-model.ts.
+// schema out. The render threads and the read model they use are the AppContext's (built, started and
+// stopped by the composition root's lifecycle); the machinery lives in png.ts and read-model.ts.
 import { Type } from '@sinclair/typebox';
 import { sandboxHelpersOf, type CapabilityRoutes } from '../context.ts';
 import { merchantOf } from '../kernel/principal.ts';
 import { idempotencyScopeOf, sendIdempotentResult } from '../idempotency/http.ts';
 import { pageBody, pageRequest } from '../kernel/pagination.ts';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../kernel/schemas.ts';
-import { RenderPool } from './png.ts';
 import {
   CreateQrBody, GetQrQuery, ListPaymentsQuery, ListQrsQuery, PaymentPageSchema, PaymentSchema, QrIdParams, QrPageSchema,
   QrSchema, SandboxPaymentBody, type QrView,
@@ -16,19 +15,11 @@ import {
 import * as qrs from './service.ts';
 import { toPaymentView, toQrView } from './views.ts';
 import { payPages } from './pages/routes.ts';
-import { QrReadModel } from './read-model.ts';
 
 export const qrRoutes: CapabilityRoutes = async (app, context) => {
-  const { config, db, replica, clock } = context;
-  // Rendering (~1.1 ms of CPU per image) runs on a pool of worker threads beside the event loop.
-  const pool = new RenderPool();
-  const render = (payload: string) => pool.render(payload);
-  app.addHook('onClose', async () => pool.close());
-  const reads = new QrReadModel(context);
-  app.addHook('onReady', () => reads.start());
-  app.addHook('preClose', () => reads.stop());
+  const { config, db, replica, clock, qrReads: reads } = context;
   // The hosted pages live in their own scope: it alone accepts form posts.
-  await app.register(payPages, { ...context, watcher: reads.watcher });
+  await app.register(payPages, context);
 
   const tags = ['simple-qrs'];
   const security = [{ apiKey: [] }];
@@ -46,7 +37,7 @@ export const qrRoutes: CapabilityRoutes = async (app, context) => {
       businessCode: merchantOf(request.principal),
       body: request.body,
       idempotency: idempotencyScopeOf(request, qrs.CREATE_QR_ROUTE),
-    }, clock.now(), render);
+    }, clock.now(), context.renderQrImage);
     return sendIdempotentResult(reply, result);
   });
 

@@ -16,7 +16,6 @@ export const transferRoutes: CapabilityRoutes = async (app, context) => {
   const { config, db, replica, clock } = context;
   const banks = configuredBanks(config);
   const CreateTransferBodySchema = createTransferBodySchema(banks);
-  const creations = transfers.transferCreationQueue(db);
 
   app.post('/api/v2/transfers', {
     config: { auth: 'merchant', module: 'ach', idempotency: 'required' },
@@ -29,7 +28,7 @@ export const transferRoutes: CapabilityRoutes = async (app, context) => {
       response: { 201: TransferSchema, ...errorResponses(...AUTHENTICATED_ERRORS, 400, 409, 413, 415, 422) },
     },
   }, async (request, reply) => {
-    const result = await transfers.createTransfer(creations, {
+    const result = await transfers.createTransfer(context.transferCreations, {
       businessCode: merchantOf(request.principal),
       idempotencyScope: requiredIdempotencyScopeOf(request, transfers.CREATE_TRANSFER_ROUTE),
     }, request.body as CreateTransferBody, clock.now());

@@ -116,8 +116,11 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
     config.rail = { kind: 'baneco', baneco: { ...config.rail.baneco, ...options.baneco } };
   }
   const clock = options.clock ?? new TestClock();
-  const context = createAppContext({ config, db, clock }, { purposes: options.purposes });
-  const app = await buildApp(context, { plugins: options.plugins, logger: options.logger ?? createLogger(config.logLevel), metrics: options.metrics });
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const context = createAppContext({ config, db, clock }, { purposes: options.purposes, log: logger });
+  const app = await buildApp(context, { plugins: options.plugins, logger, metrics: options.metrics });
+  // As startService does: the context's render threads, QR read model and key cache run while the app does.
+  await context.lifecycle.start();
   await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const closed = trackOpen('a test app');
   const address = app.server.address();
@@ -130,7 +133,7 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
     try {
       prism = await startPrismProxy(app.swagger(), baseUrl);
     } catch (error) {
-      await app.close();
+      await context.lifecycle.stop(() => app.close());
       if (ownsDatabase) await database.drop();
       closed();
       throw error;
@@ -187,7 +190,7 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
     },
     async close() {
       await prism?.close();
-      await app.close();
+      await context.lifecycle.stop(() => app.close());
       if (options.separatePool) await db.close();
       if (ownsDatabase) await database.drop();
       closed();

@@ -663,6 +663,7 @@ describe.each(databaseKinds())('errors on %s', (kind) => {
 
 describe('503 SERVICE_UNAVAILABLE when the database is unreachable', () => {
   let app: App;
+  let context: AppContext;
   let db: Database;
   let baseUrl: string;
 
@@ -671,13 +672,16 @@ describe('503 SERVICE_UNAVAILABLE when the database is unreachable', () => {
     const url = 'postgres://postgres@127.0.0.1:1/none';
     const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT: 'off', SANDBOX_SETTLEMENT: 'off' });
     db = await openPostgres({ url });
-    app = await buildApp(createAppContext({ config, db, clock: new TestClock() }), { plugins: [fixtureRoutes], logger: createLogger('silent') });
+    const logger = createLogger('silent');
+    context = createAppContext({ config, db, clock: new TestClock() }, { log: logger });
+    app = await buildApp(context, { plugins: [fixtureRoutes], logger });
+    await context.lifecycle.start();
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   });
   afterAll(async () => {
-    await app?.close();
+    await context?.lifecycle.stop(async () => { await app?.close(); });
     await db?.close();
   });
 

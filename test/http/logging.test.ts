@@ -8,21 +8,25 @@ import { buildApp, type App } from '../../src/http/app.ts';
 import { ADMIN_TOKEN, TestClock } from '../helpers/app.ts';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/databases.ts';
 import { createAppContext } from '../../src/composition.ts';
+import type { AppContext } from '../../src/context.ts';
 
 describe.each(databaseKinds())('request logs on %s', (kind) => {
   let database: TestDatabase;
   let app: App;
+  let context: AppContext;
   const lines: Array<Record<string, unknown>> = [];
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     const config = loadConfig({ DATABASE_URL: 'memory://', ADMIN_TOKEN, RATE_LIMIT: 'off', SANDBOX_SETTLEMENT: 'off' });
     const stream = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } });
     const logger = pino({ level: 'debug' }, stream) as unknown as import('fastify').FastifyBaseLogger;
-    app = await buildApp(createAppContext({ config, db: database.db, clock: new TestClock() }), { logger });
+    context = createAppContext({ config, db: database.db, clock: new TestClock() }, { log: logger });
+    app = await buildApp(context, { logger });
+    await context.lifecycle.start();
     await app.ready();
   });
   afterAll(async () => {
-    await app.close();
+    await context.lifecycle.stop(() => app.close());
     await database.drop();
   });
 

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createAppContext } from '../../src/composition.ts';
+import type { AppContext } from '../../src/context.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { ADMIN_TOKEN, TestClock } from '../helpers/app.ts';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/databases.ts';
@@ -45,6 +46,7 @@ const bodyOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') 
 describe.each(databaseKinds())('slow and broken clients on %s', (kind) => {
   let database: TestDatabase;
   let app: App;
+  let context: AppContext;
   let port: number;
   let merchantKey: string;
   let businessCode: number;
@@ -57,7 +59,9 @@ describe.each(databaseKinds())('slow and broken clients on %s', (kind) => {
     });
     const stream = new Writable({ write(chunk, _encoding, done) { logLines.push(JSON.parse(String(chunk))); done(); } });
     const logger = pino({ level: 'info' }, stream) as unknown as import('fastify').FastifyBaseLogger;
-    app = await buildApp(createAppContext({ config, db: database.db, clock: new TestClock() }), { logger });
+    context = createAppContext({ config, db: database.db, clock: new TestClock() }, { log: logger });
+    app = await buildApp(context, { logger });
+    await context.lifecycle.start();
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as net.AddressInfo).port;
     const merchant = await fetch(`http://127.0.0.1:${port}/admin/v1/merchants`, {
@@ -66,7 +70,7 @@ describe.each(databaseKinds())('slow and broken clients on %s', (kind) => {
     ({ api_key: merchantKey, business_code: businessCode } = await merchant.json());
   });
   afterAll(async () => {
-    await app?.close();
+    await context?.lifecycle.stop(async () => { await app?.close(); });
     await database?.drop();
   });
 

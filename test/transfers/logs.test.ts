@@ -10,23 +10,27 @@ import { ADMIN_TOKEN, TestClock } from '../helpers/app.ts';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { createAppContext } from '../../src/composition.ts';
+import type { AppContext } from '../../src/context.ts';
 
 const ACCOUNT = '7788990011223344';
 
 describe.each(databaseKinds())('logs of transfer routes on %s', (kind) => {
   let database: TestDatabase;
   let app: App;
+  let context: AppContext;
   const lines: string[] = [];
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     const config = loadConfig({ DATABASE_URL: 'memory://', ADMIN_TOKEN, RATE_LIMIT: 'off', SANDBOX_SETTLEMENT: 'off' });
     const stream = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } });
     const logger = pino({ level: 'trace' }, stream) as unknown as import('fastify').FastifyBaseLogger;
-    app = await buildApp(createAppContext({ config, db: database.db, clock: new TestClock() }), { plugins: [fixtureRoutes], logger });
+    context = createAppContext({ config, db: database.db, clock: new TestClock() }, { log: logger });
+    app = await buildApp(context, { plugins: [fixtureRoutes], logger });
+    await context.lifecycle.start();
     await app.ready();
   });
   afterAll(async () => {
-    await app.close();
+    await context.lifecycle.stop(() => app.close());
     await database.drop();
   });
 

@@ -3,7 +3,7 @@
 // the payer's language (kernel/page-kit.ts pageLocale).
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sandboxHelpersOf, type AppContext, type CapabilityRoutes } from '../../context.ts';
+import { sandboxHelpersOf, type CapabilityRoutes } from '../../context.ts';
 import { readCookie, scopedCookie } from '../../kernel/cookies.ts';
 import { acceptFormPostsOnly, formErrorsOf } from '../../kernel/forms.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
@@ -17,7 +17,7 @@ import * as qrs from '../service.ts';
 import { effectiveState, ifNoneMatchHits } from '../state.ts';
 import type { QrWithLastPayment } from '../service.ts';
 import type { QrRow } from '../store.ts';
-import { holdWhileUnchanged, type QrWatcher } from '../watch.ts';
+import { holdWhileUnchanged } from '../watch.ts';
 import { renderNotFoundPage, renderPayPage, type SimulateFormState } from './pay-page.ts';
 import { PublicStatusSchema, publicStatusTag, toPublicStatus } from './public-status.ts';
 import { renderNoReceiptPage, renderReceiptPage } from './receipt-page.ts';
@@ -41,13 +41,10 @@ const RECEIPT_COOKIE = 'mps_receipt';
 const RECEIPT_COOKIE_MAX_AGE_SECONDS = 30 * 24 * 3600;
 const StatusQuery = StrictObject({ wait: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })) });
 
-/** The pay pages share the QR routes' watcher: one LISTEN and one read cache per process. */
-export interface PayPagesOptions extends AppContext {
-  watcher: QrWatcher;
-}
-
-export const payPages: CapabilityRoutes<PayPagesOptions> = async (app, context) => {
-  const { config, db, clock, watcher } = context;
+export const payPages: CapabilityRoutes = async (app, context) => {
+  const { config, db, clock } = context;
+  // The QR routes' watcher: one LISTEN and one read cache per process for the API's polls and the pages.
+  const { watcher } = context.qrReads;
   /** Hosted-page routes: their links (and error pages) under PUBLIC_BASE_URL's path. */
   const pageRoute = hostedPage(config.publicBaseUrl);
   // The "Simulate payment" form: MODE=sandbox on the sandbox rail only (a bank's QR is paid in a bank's app).
