@@ -101,3 +101,9 @@ function zoneOffsetMs(instant: Date, zone: string): number {
   const wallAsUtc = Date.UTC(y, mo - 1, d, h, mi, s);
   return wallAsUtc - Math.floor(instant.getTime() / 1000) * 1000;
 }
+
+/** The calendar day `delta` days from `day` (yyyy-MM-dd; delta may be negative). */
+export function shiftDay(day: string, delta: number): string {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(year, month - 1, date + delta)).toISOString().slice(0, 10);
+}

@@ -11,7 +11,7 @@ import type { AccountRail, RailAccountEntry } from '../rails/account.ts';
 import { railKey } from '../rails/keys.ts';
 import type { RailName } from '../rails/names.ts';
 import type { PayInRail, RailPayments } from '../rails/pay-in.ts';
-import { formatWallClock, parseWallClock } from '../time.ts';
+import { formatWallClock, parseWallClock, shiftDay } from '../time.ts';
 import * as store from './reconciliation-store.ts';
 
 /** The kinds of break, in the order they are listed (the contract's). */
@@ -224,8 +224,5 @@ function byKindThenReference(a: ReconciliationBreak, b: ReconciliationBreak): nu
   return REFERENCES.compare(a.reference, b.reference) || (a.reference < b.reference ? -1 : 1);
 }
 
-/** The calendar day `delta` days from `day` (yyyy-MM-dd). */
-export function shiftDay(day: string, delta: number): string {
-  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, date + delta)).toISOString().slice(0, 10);
-}
+/** The calendar day `delta` days from `day` (time.ts's, for the bank's callers). */
+export { shiftDay };

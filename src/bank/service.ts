@@ -11,7 +11,7 @@ import { claimDueRailCancels, finishRailCancel, requestRailCancel } from '../rai
 import type { PayInRail, RailPayment, RailPayments, UnmatchedRailPayment } from '../rails/pay-in.ts';
 import type { RailName } from '../rails/names.ts';
 import { receiveNotice } from '../refunds/service.ts';
-import { formatWallClock } from '../time.ts';
+import { formatWallClock, shiftDay } from '../time.ts';
 import { configuredBanks } from '../transfers/banks.ts';
 import * as store from './store.ts';
 
@@ -234,7 +234,7 @@ export class DailySweepState {
  */
 export function sweepWindow(wallClock: string): string[] {
   const today = wallClock.slice(0, 10);
-  const days = Array.from({ length: SWEEP_WINDOW_DAYS }, (_, index) => addDays(today, index - SWEEP_WINDOW_DAYS));
+  const days = Array.from({ length: SWEEP_WINDOW_DAYS }, (_, index) => shiftDay(today, index - SWEEP_WINDOW_DAYS));
   return wallClock.slice(11, 16) < SWEEP_TIME ? days.slice(0, -1) : days;
 }
 
@@ -248,11 +248,8 @@ async function firstDayOfRail(context: BankContext): Promise<string | null> {
   return first && formatWallClock(first, context.config.serviceTimeZone).slice(0, 10);
 }
 
-/** The day `count` days after `day` (yyyy-MM-dd; count may be negative). */
-export function addDays(day: string, count: number): string {
-  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, date + count)).toISOString().slice(0, 10);
-}
+/** The day `count` days after `day` (yyyy-MM-dd; count may be negative): time.ts's shiftDay. */
+export const addDays = shiftDay;
 
 function noticeOf(context: BankContext, qrId: string, payment: RailPayment) {
   const bank = configuredBanks(context.config).find((known) => String(known.bankCode) === payment.payerBankCode);
