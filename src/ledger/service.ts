@@ -36,6 +36,16 @@ export async function getBalance(db: Queryable, businessCode: number): Promise<B
   return balance;
 }
 
+/**
+ * The merchant's balance, locked until the caller's transaction ends: an amount decided from `available`
+ * (a scheduled payout's) is still covered when the debit posts in the same transaction.
+ */
+export async function lockBalance(tx: Transaction, businessCode: number): Promise<BalanceRow> {
+  const balance = await store.findBalanceForUpdate(tx, businessCode);
+  if (!balance) throw notFound('balance');
+  return balance;
+}
+
 /** What a payment movement shows: the payer as the payment recorded it, account number masked. */
 export interface PaymentSnapshot {
   details: { source_bank: string | null; account_number: string | null; account_titular: string | null; payment_id?: number; refund_id?: string };

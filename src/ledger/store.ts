@@ -28,6 +28,12 @@ export async function findBalance(tx: Queryable, businessCode: number): Promise<
   return rows[0];
 }
 
+/** The balance, locked until the caller's transaction ends (a read that decides a debit: docs/architecture.md, rule 4). */
+export async function findBalanceForUpdate(tx: Queryable, businessCode: number): Promise<BalanceRow | undefined> {
+  const { rows } = await tx.query<BalanceRow>(`select ${BALANCE_COLUMNS} from balances where business_code = $1::bigint for update`, [businessCode]);
+  return rows[0];
+}
+
 /** What a change that opens a movement shows in the history: its reference and masked details. */
 export interface NewMovement {
   reference: string | null;

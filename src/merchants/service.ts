@@ -164,6 +164,23 @@ export async function lockPricePlans(tx: Transaction, businessCodes: readonly nu
   return store.lockPricePlans(tx, businessCodes);
 }
 
+/** What a scheduled payout needs to know of its merchant (docs/payouts.md). */
+export interface PayoutStanding {
+  /** Suspended merchants are skipped. */
+  active: boolean;
+  /** So are merchants whose ACH module was switched off after their schedule was set. */
+  achEnabled: boolean;
+  /** The plan in force, whose transfer fee the payout leaves room for and is charged. */
+  plan: PricePlan;
+}
+
+/** Read under a share lock in the payout's transaction; 404 for an unknown merchant (a bug: a schedule has one). */
+export async function payoutStanding(tx: Transaction, businessCode: number): Promise<PayoutStanding> {
+  const merchant = await store.lockPayoutStanding(tx, businessCode);
+  if (!merchant) throw notFound('merchant');
+  return { active: merchant.status === 'active', achEnabled: merchant.ach_enabled, plan: store.toPricePlan(merchant) };
+}
+
 export async function getMerchant(db: Queryable, businessCode: number): Promise<MerchantRow> {
   const merchant = await store.findMerchant(db, businessCode);
   if (!merchant) throw notFound('merchant');

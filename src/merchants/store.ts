@@ -301,3 +301,19 @@ export async function findPayoutAccount(
   );
   return rows[0] && { ...rows[0], accountNumber: new FullAccountNumber(rows[0].accountNumber) };
 }
+
+/**
+ * What a scheduled payout reads of its merchant — status, ACH module and price plan — share-locked until the
+ * caller's transaction ends, as a payment reads its standing: a suspension or a module switched off waits
+ * for the payout being created, and one that committed first is what the payout reads.
+ */
+export async function lockPayoutStanding(
+  tx: Queryable,
+  businessCode: number,
+): Promise<({ status: MerchantStatus; ach_enabled: boolean } & PricePlanColumns) | undefined> {
+  const { rows } = await tx.query<{ status: MerchantStatus; ach_enabled: boolean } & PricePlanColumns>(
+    `select status, ach_enabled, ${PRICE_PLAN_COLUMNS} from merchants where business_code = $1::bigint for share`,
+    [businessCode],
+  );
+  return rows[0];
+}

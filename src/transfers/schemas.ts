@@ -46,21 +46,27 @@ export const AccountTitular = Type.String({
 });
 
 /**
- * The body of POST /api/v2/transfers. `bank_code` is an enum of the configured banks, with the field code
- * `unknown_bank`, so an unknown bank is reported in the same 422 as every other failing field.
+ * A bank account to pay out to, as a request gives it: a transfer's destination, and a payout schedule's
+ * (src/payouts). `bank_code` is an enum of the configured banks, with the field code `unknown_bank`, so an
+ * unknown bank is reported in the same 422 as every other failing field.
  */
+export function bankAccountDestinationSchema(banks: readonly BankConfig[]) {
+  return StrictObject({
+    type: Type.Unsafe<'bank_account'>({ type: 'string', const: 'bank_account', description: 'Always bank_account' }),
+    bank_code: bankCodeSchema(banks),
+    account_number: BankAccountNumber,
+    account_titular: AccountTitular,
+  });
+}
+
+/** The body of POST /api/v2/transfers. */
 export function createTransferBodySchema(banks: readonly BankConfig[]) {
   return StrictObject({
     business_code: Type.Integer({ description: 'The merchant of the API key' }),
     amount: MoneyAmount(MIN_TRANSFER_CENTAVOS, MAX_TRANSFER_CENTAVOS),
     currency: CurrencySchema,
     reference: Type.Optional(Type.String({ maxLength: 50, description: 'Statement text, at most 50 characters' })),
-    destination: StrictObject({
-      type: Type.Unsafe<'bank_account'>({ type: 'string', const: 'bank_account', description: 'Always bank_account' }),
-      bank_code: bankCodeSchema(banks),
-      account_number: BankAccountNumber,
-      account_titular: AccountTitular,
-    }),
+    destination: bankAccountDestinationSchema(banks),
   });
 }
 

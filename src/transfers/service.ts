@@ -12,7 +12,7 @@ import {
 import * as ledger from '../ledger/service.ts';
 import * as merchants from '../merchants/service.ts';
 import { FREE_PLAN, transferFee } from '../merchants/pricing.ts';
-import { FullAccountNumber, maskAccountNumber } from '../masking.ts';
+import { FullAccountNumber } from '../masking.ts';
 import { validatedCentavos, type Centavos } from '../money.ts';
 import { railKey } from '../rails/keys.ts';
 import type { InstantPayOut, RailReport, RailStatus, RailTransferOrder } from '../rails/pay-out.ts';
@@ -111,48 +111,96 @@ export async function createTransfer(
 }
 
 /**
+ * A transfer to create, whoever asked for it: the API's canonical request (debitAndRecordTransfers turns it
+ * into this) or a payout schedule (createScheduledTransfer). The account number is a FullAccountNumber from
+ * here on, so a schedule's stored destination reaches the transfers table without being opened.
+ */
+export interface TransferOrder {
+  businessCode: number;
+  amountCentavos: Centavos;
+  reference: string | null;
+  destination: { bankCode: number; accountNumber: FullAccountNumber; accountTitular: string };
+  origin: TransferOrigin;
+  now: Date;
+}
+
+function orderOf({ request, origin, now }: TransferCreation): TransferOrder {
+  return {
+    businessCode: request.business_code,
+    amountCentavos: request.amount_centavos,
+    reference: request.reference,
+    destination: {
+      bankCode: request.destination.bank_code,
+      accountNumber: new FullAccountNumber(request.destination.account_number),
+      accountTitular: request.destination.account_titular,
+    },
+    origin,
+    now,
+  };
+}
+
+/**
  * The debits, transfer rows and `transfer.created` events of several creations (a merchant's in arrival
  * order), in the caller's transaction: 201 with the transfer, or the stored 400 INSUFFICIENT_FUNDS for a
  * creation whose debit was refused (it wrote nothing). Outcomes in creation order.
  */
 export async function debitAndRecordTransfers(tx: Transaction, creations: TransferCreation[]): Promise<Outcome[]> {
+  const recorded = await debitAndRecord(tx, creations.map(orderOf));
+  const insufficientFunds = refusalOutcome(new ApiError('INSUFFICIENT_FUNDS'));
+  return recorded.map((transfer) => (transfer ? { statusCode: 201, body: transfer.resource } : insufficientFunds));
+}
+
+/**
+ * A payout schedule's transfer (origin `schedule`, docs/payouts.md), in the caller's transaction, with its
+ * debit, fee and `transfer.created` event like any other; null, having written nothing, when `available`
+ * does not cover amount and fee.
+ */
+export async function createScheduledTransfer(tx: Transaction, order: Omit<TransferOrder, 'origin'>): Promise<TransferRow | null> {
+  const [recorded] = await debitAndRecord(tx, [{ ...order, origin: 'schedule' }]);
+  return recorded?.row ?? null;
+}
+
+/** The orders' debits (each with its plan's transfer fee), rows and events; null for an order whose debit was refused. */
+async function debitAndRecord(tx: Transaction, orders: TransferOrder[]): Promise<Array<{ row: TransferRow; resource: TransferResource } | null>> {
   // The plans in force now, share-locked until commit: a plan change applies to transfers created after it.
-  const plans = await merchants.lockPricePlans(tx, creations.map(({ request }) => request.business_code));
-  const fees = creations.map(({ request }) => transferFee(plans.get(request.business_code) ?? FREE_PLAN));
-  const movements = await ledger.debitEach(tx, creations.map(({ request, now }, i) => ({
-    businessCode: request.business_code,
-    amountCentavos: request.amount_centavos,
+  const plans = await merchants.lockPricePlans(tx, orders.map((order) => order.businessCode));
+  const fees = orders.map((order) => transferFee(plans.get(order.businessCode) ?? FREE_PLAN));
+  const movements = await ledger.debitEach(tx, orders.map((order, i) => ({
+    businessCode: order.businessCode,
+    amountCentavos: order.amountCentavos,
     feeCentavos: fees[i],
-    reference: request.reference,
-    snapshot: { destination: maskedDestination(request.destination) } satisfies ledger.TransferSnapshot,
-    now,
+    reference: order.reference,
+    snapshot: { destination: maskedDestination(order.destination) } satisfies ledger.TransferSnapshot,
+    now: order.now,
   })));
-  const debited = creations.flatMap((creation, i) => (movements[i] ? [{ creation, movementId: movements[i].id, fee: fees[i]! }] : []));
-  const rows = debited.length === 0 ? [] : await store.insertTransfers(tx, debited.map(({ creation: { request, origin, now }, movementId, fee }) => ({
-    businessCode: request.business_code,
+  const debited = orders.flatMap((order, i) => (movements[i] ? [{ order, movementId: movements[i].id, fee: fees[i]! }] : []));
+  const rows = debited.length === 0 ? [] : await store.insertTransfers(tx, debited.map(({ order, movementId, fee }) => ({
+    businessCode: order.businessCode,
     movementId,
-    amountCentavos: request.amount_centavos,
+    amountCentavos: order.amountCentavos,
     feeCentavos: fee,
-    origin,
-    reference: request.reference,
-    bankCode: request.destination.bank_code,
-    accountNumber: new FullAccountNumber(request.destination.account_number),
-    accountTitular: request.destination.account_titular,
-    now,
+    origin: order.origin,
+    reference: order.reference,
+    bankCode: order.destination.bankCode,
+    accountNumber: order.destination.accountNumber,
+    accountTitular: order.destination.accountTitular,
+    now: order.now,
   })));
   const rowOfMovement = new Map(rows.map((row) => [row.movement_id, row]));
-  const resources = debited.map(({ movementId }) => toTransferResource(rowOfMovement.get(movementId)!));
+  const recorded = debited.map(({ movementId }) => {
+    const row = rowOfMovement.get(movementId)!;
+    return { row, resource: toTransferResource(row) };
+  });
   // Nothing needs the events back: they travel with whatever the transaction sends next (runIdempotentEach
-  // stores the outcomes), and it waits for them before it commits: one round trip less per batch.
-  tx.awaitBeforeCommit(events.emitEach(tx, resources.map((resource, n) => ({
+  // stores the outcomes, a schedule its run), and it waits for them before it commits: one round trip less per batch.
+  tx.awaitBeforeCommit(events.emitEach(tx, recorded.map(({ resource }, n) => ({
     owner: { kind: 'merchant', businessCode: resource.business_code },
     type: 'transfer.created',
     data: resource,
-    now: debited[n]!.creation.now,
+    now: debited[n]!.order.now,
   }))));
-  const insufficientFunds = refusalOutcome(new ApiError('INSUFFICIENT_FUNDS'));
   let next = 0;
-  return movements.map((movement) => (movement ? { statusCode: 201, body: resources[next++] } : insufficientFunds));
+  return movements.map((movement) => (movement ? recorded[next++]! : null));
 }
 
 export async function getTransfer(db: Queryable, businessCode: number, id: number): Promise<TransferRow> {
@@ -362,8 +410,8 @@ export function railOrderOf(row: TransferRow): RailTransferOrder {
   };
 }
 
-function maskedDestination(destination: CreateTransferRequest['destination']): TransferResource['destination'] {
-  return { ...destination, account_number: maskAccountNumber(destination.account_number) };
+function maskedDestination(destination: TransferOrder['destination']): TransferResource['destination'] {
+  return { type: 'bank_account', bank_code: destination.bankCode, account_number: destination.accountNumber.masked, account_titular: destination.accountTitular };
 }
 
 function assertNever(value: never): never {
