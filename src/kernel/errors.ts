@@ -12,7 +12,7 @@ export const ERROR_CATALOGUE = {
   API_KEY_INVALID: { status: 401, type: 'authentication_error', message: 'The API key is unknown or has been revoked.', when: 'the key is unknown, revoked or malformed, or was minted for the other mode' },
   ADMIN_TOKEN_INVALID: { status: 401, type: 'authentication_error', message: 'Send the operator token as Authorization: Bearer <ADMIN_TOKEN>.', when: 'an `/admin/v1` request without `Authorization: Bearer <ADMIN_TOKEN>` or with a wrong token' },
   BUSINESS_CODE_MISMATCH: { status: 403, type: 'permission_error', message: 'business_code does not match the merchant of the API key.', when: 'the `business_code` in the body is not the merchant of the key' },
-  MODULE_NOT_ENABLED: { status: 403, type: 'permission_error', message: 'The ACH transfer module is not enabled for this merchant.', when: 'creating a transfer, and the merchant does not have the ACH module' },
+  MODULE_NOT_ENABLED: { status: 403, type: 'permission_error', message: 'The ACH transfer module is not enabled for this merchant.', when: 'creating a transfer, or setting a daily or weekly payout schedule, for a merchant without the ACH module' },
   MASTER_KEY_REQUIRED: { status: 403, type: 'permission_error', message: 'This endpoint needs a partner master key.', when: 'a partner route called with a merchant key' },
   MERCHANT_KEY_REQUIRED: { status: 403, type: 'permission_error', message: 'This endpoint needs a merchant API key.', when: 'a merchant route called with a partner master key' },
   MERCHANT_SUSPENDED: { status: 403, type: 'permission_error', message: 'The merchant of this API key is suspended.', when: 'the merchant of the key is suspended' },

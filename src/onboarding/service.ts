@@ -11,6 +11,7 @@ import { runIdempotent, type IdempotencyScope, type IdempotentResult } from '../
 import { randomBase62 } from '../ids.ts';
 import type { PayInRail, SandboxPayer } from '../rails/pay-in.ts';
 import * as merchants from '../merchants/service.ts';
+import * as payouts from '../payouts/service.ts';
 import type { PurposePayment } from '../qr/purposes.ts';
 import * as qrs from '../qr/service.ts';
 import type { CreateIntentBody } from './schemas.ts';
@@ -319,6 +320,12 @@ async function completeWithMerchant(tx: Transaction, config: Pick<Config, 'defau
       accountNumber: intent.payout_account_number,
       accountHolder: intent.payout_account_holder!,
     },
+  }, now);
+  // It starts with a manual payout schedule to that account, which the operator can switch on (docs/payouts.md).
+  await payouts.startManualSchedule(tx, merchant.business_code, {
+    bankCode: intent.payout_bank_code!,
+    accountNumber: intent.payout_account_number,
+    accountTitular: intent.payout_account_holder!,
   }, now);
   const completed = await store.completeIntent(tx, intent.code, merchant.business_code, now);
   if (!completed) throw new ApiError('QR_NOT_PAYABLE', { message: 'This onboarding link is no longer open.' });

@@ -150,6 +150,14 @@ describe.each(databaseKinds())('hosted onboarding flow over HTTP on %s', (kind) 
     });
     const payout = await findPayoutAccount(t.db, read.body.business_code);
     expect({ ...payout, accountNumber: revealAccountNumber(payout!.accountNumber) }).toEqual({ bankCode: 1001, accountNumber: '1000-2000-3456', accountHolder: 'Ana Pérez' });
+    // It starts with a manual payout schedule to that account (docs/payouts.md), which keeps the full number too.
+    const schedule = await t.request('GET', `/admin/v1/merchants/${read.body.business_code}/payout-schedule`);
+    expect(schedule.body).toMatchObject({
+      interval: 'manual', weekday: null, minimum: 10, keep: 0, effective_from: null, last_run: null, updated_at: t.clock.now().toISOString(),
+      destination: { type: 'bank_account', bank_code: 1001, account_number: '**********3456', account_titular: 'Ana Pérez' },
+    });
+    const { rows: [stored] } = await t.db.query<{ account_number: string }>('select account_number from payout_schedules where business_code = $1::bigint', [read.body.business_code]);
+    expect(stored!.account_number).toBe('1000-2000-3456');
     // the intent's own copy is masked once the flow is over; the merchant's payout account keeps the full number
     const closed = (await onboarding.findIntentByToken(t.db, tokenOf(intent)))!;
     expect({ full: closed.payout_account_number, masked: closed.payout_account_masked }).toEqual({ full: null, masked: '**********3456' });

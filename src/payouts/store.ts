@@ -1,0 +1,99 @@
+// SQL of payout schedules and their runs (migration 024). Every function takes the transaction (or the
+// database for a single read) first; the full account number is opened here only, to be written.
+import type { Queryable } from '../db/database.ts';
+import { FullAccountNumber, revealAccountNumber } from '../masking.ts';
+import type { Centavos } from '../money.ts';
+
+export type PayoutInterval = 'manual' | 'daily' | 'weekly';
+
+/** What a day's run did: paid out, or why not; `missed` days were made up by a later day's run. */
+export type PayoutRunOutcome = 'transferred' | 'below_minimum' | 'suspended' | 'no_ach_module' | 'unknown_bank' | 'missed';
+
+export interface PayoutScheduleRow {
+  business_code: number;
+  schedule_interval: PayoutInterval;
+  weekday: number | null;
+  bank_code: number;
+  /** The full number: shows itself masked; only the transfers store opens it again. */
+  account_number: FullAccountNumber;
+  account_titular: string;
+  minimum_centavos: Centavos;
+  keep_centavos: Centavos;
+  /** yyyy-MM-dd: the first day it pays out on; null when manual. */
+  effective_from: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PayoutRunRow {
+  business_code: number;
+  business_date: string;
+  outcome: PayoutRunOutcome;
+  transfer_id: number | null;
+  covered_by: string | null;
+  recorded_at: Date;
+}
+
+/** A row as the database returns it: the account number still plain text. */
+type StoredSchedule = Omit<PayoutScheduleRow, 'account_number'> & { account_number: string };
+
+function fromStored(row: StoredSchedule): PayoutScheduleRow {
+  return { ...row, account_number: new FullAccountNumber(row.account_number) };
+}
+
+const SCHEDULE_COLUMNS = `business_code, schedule_interval, weekday, bank_code, account_number, account_titular, minimum_centavos,
+  keep_centavos, to_char(effective_from, 'YYYY-MM-DD') as effective_from, created_at, updated_at`;
+
+const RUN_COLUMNS = `business_code, to_char(business_date, 'YYYY-MM-DD') as business_date, outcome, transfer_id,
+  to_char(covered_by, 'YYYY-MM-DD') as covered_by, recorded_at`;
+
+export async function findSchedule(tx: Queryable, businessCode: number): Promise<PayoutScheduleRow | undefined> {
+  const { rows } = await tx.query<StoredSchedule>(`select ${SCHEDULE_COLUMNS} from payout_schedules where business_code = $1::bigint`, [businessCode]);
+  return rows[0] && fromStored(rows[0]);
+}
+
+/** The schedule, locked until the transaction ends (a change decides from what it reads). */
+export async function findScheduleForUpdate(tx: Queryable, businessCode: number): Promise<PayoutScheduleRow | undefined> {
+  const { rows } = await tx.query<StoredSchedule>(
+    `select ${SCHEDULE_COLUMNS} from payout_schedules where business_code = $1::bigint for update`,
+    [businessCode],
+  );
+  return rows[0] && fromStored(rows[0]);
+}
+
+export interface ScheduleSettings {
+  interval: PayoutInterval;
+  weekday: number | null;
+  bankCode: number;
+  accountNumber: FullAccountNumber;
+  accountTitular: string;
+  minimumCentavos: Centavos;
+  keepCentavos: Centavos;
+  effectiveFrom: string | null;
+}
+
+/** Writes the merchant's schedule, replacing the one it had. */
+export async function upsertSchedule(tx: Queryable, businessCode: number, settings: ScheduleSettings, now: Date): Promise<PayoutScheduleRow> {
+  const { rows } = await tx.query<StoredSchedule>(
+    `insert into payout_schedules (business_code, schedule_interval, weekday, bank_code, account_number, account_titular,
+                                   minimum_centavos, keep_centavos, effective_from, created_at, updated_at)
+     values ($1::bigint, $2::text, $3::smallint, $4::bigint, $5::text, $6::text, $7::bigint, $8::bigint, $9::date, $10::timestamptz, $10::timestamptz)
+     on conflict (business_code) do update
+        set schedule_interval = excluded.schedule_interval, weekday = excluded.weekday, bank_code = excluded.bank_code,
+            account_number = excluded.account_number, account_titular = excluded.account_titular,
+            minimum_centavos = excluded.minimum_centavos, keep_centavos = excluded.keep_centavos,
+            effective_from = excluded.effective_from, updated_at = excluded.updated_at
+     returning ${SCHEDULE_COLUMNS}`,
+    [businessCode, settings.interval, settings.weekday, settings.bankCode, revealAccountNumber(settings.accountNumber),
+      settings.accountTitular, settings.minimumCentavos, settings.keepCentavos, settings.effectiveFrom, now],
+  );
+  return fromStored(rows[0]!);
+}
+
+export async function findLastRun(tx: Queryable, businessCode: number): Promise<PayoutRunRow | undefined> {
+  const { rows } = await tx.query<PayoutRunRow>(
+    `select ${RUN_COLUMNS} from payout_runs where business_code = $1::bigint order by business_date desc limit 1`,
+    [businessCode],
+  );
+  return rows[0];
+}
