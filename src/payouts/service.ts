@@ -1,18 +1,27 @@
-// Scheduled payouts (docs/payouts.md; contract §15.3): a merchant's payout schedule, set by the operator.
+// Scheduled payouts (docs/payouts.md; contract §15.3): a merchant's payout schedule, set by the operator, and
+// the job that pays each merchant's `available − keep − transfer fee` out at PAYOUT_TIME of its scheduled
+// days. A day's transfer and the record of that day's run commit in one transaction, and the run's primary
+// key (merchant, business day) lets the database refuse a second: at most one scheduled transfer per
+// merchant and day, whatever restarts, retries or several workers do (docs/architecture.md, rule 3).
 import type { Config } from '../config.ts';
 import type { Database, Transaction } from '../db/database.ts';
 import { ApiError, validationError, type FieldError } from '../kernel/errors.ts';
+import * as ledger from '../ledger/service.ts';
 import * as merchants from '../merchants/service.ts';
+import { transferFee } from '../merchants/pricing.ts';
 import { FullAccountNumber } from '../masking.ts';
 import { centavos, validatedCentavos, type Centavos } from '../money.ts';
-import { shiftDay } from '../time.ts';
-import { latestPayoutDay } from './calendar.ts';
+import { shiftDay, type Clock } from '../time.ts';
+import { configuredBanks } from '../transfers/banks.ts';
+import { MAX_TRANSFER_CENTAVOS } from '../transfers/schemas.ts';
+import * as transfers from '../transfers/service.ts';
+import { dueDays, latestPayoutDay, type PayoutDays } from './calendar.ts';
 import {
   DEFAULT_PAYOUT_KEEP_CENTAVOS, DEFAULT_PAYOUT_MINIMUM_CENTAVOS, MAX_PAYOUT_KEEP_CENTAVOS, MAX_PAYOUT_MINIMUM_CENTAVOS,
   MIN_PAYOUT_MINIMUM_CENTAVOS, type PutPayoutScheduleBody,
 } from './schemas.ts';
 import * as store from './store.ts';
-import type { PayoutInterval, PayoutRunRow, PayoutScheduleRow } from './store.ts';
+import { PayoutRunRecordedError, type PayoutInterval, type PayoutRunOutcome, type PayoutRunRow, type PayoutScheduleRow } from './store.ts';
 
 export type { PayoutInterval, PayoutRunOutcome } from './store.ts';
 
@@ -150,4 +159,110 @@ function scheduleOf(row: PayoutScheduleRow, lastRun: PayoutRunRow | null): Payou
     lastRun,
     updatedAt: row.updated_at,
   };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The job (docs/payouts.md, "The run")
+
+export interface PayoutJobContext {
+  db: Database;
+  clock: Clock;
+  config: Config;
+}
+
+/** What one merchant's run did: the days it recorded (the last one paid out, the others missed), and how. */
+export interface PayoutRun {
+  businessCode: number;
+  days: string[];
+  outcome: Exclude<PayoutRunOutcome, 'missed'>;
+  transferId: number | null;
+}
+
+/** The reference of a scheduled day's transfer. */
+export function payoutReference(day: string): string {
+  return `Liquidación ${day}`;
+}
+
+/**
+ * One batch of the job: the schedules that owe a run now, one merchant per transaction, at most `limit`.
+ * Returns the runs recorded and whether more may be waiting (a full batch).
+ */
+export async function payOutDueSchedules(context: PayoutJobContext, limit: number): Promise<{ runs: PayoutRun[]; more: boolean }> {
+  const runs: PayoutRun[] = [];
+  for (let claimed = 0; claimed < limit; claimed++) {
+    const step = await payOutOneDueSchedule(context);
+    if (step === 'none') return { runs, more: false };
+    if (step !== 'taken') runs.push(step);
+  }
+  return { runs, more: true };
+}
+
+/**
+ * Claims one schedule that owes a run (SKIP LOCKED: any number of workers run this at once) and records its
+ * due days in one transaction: the last day's run — a transfer of `available − keep − transfer fee`, capped
+ * at 20000.00, when that is at least `minimum`, else why not — and the days before it as missed, made up by
+ * it. 'none' when no schedule owes a run; 'taken' when another worker recorded one of those days first (the
+ * database refused the second run; nothing of this one was written).
+ */
+export async function payOutOneDueSchedule(context: PayoutJobContext): Promise<PayoutRun | 'none' | 'taken'> {
+  const { db, clock, config } = context;
+  const now = clock.now();
+  const latest = latestPayoutDay(now, config.payoutTime, config.serviceTimeZone);
+  try {
+    return await db.transaction(async (tx): Promise<PayoutRun | 'none' | 'taken'> => {
+      const schedule = await store.claimDueSchedule(tx, latest);
+      if (!schedule) return 'none';
+      // Read after the lock, in a newer snapshot than the claim's: a worker that ran this schedule just
+      // before has its runs seen here, and this one then owes nothing.
+      const days = dueDays(payoutDaysOf(schedule), schedule.effective_from!, await store.lastRunDay(tx, schedule.business_code), latest);
+      if (days.length === 0) return 'taken';
+      const day = days.at(-1)!;
+      const { outcome, transferId } = await runDay(tx, config, schedule, day, now);
+      await store.insertRuns(tx, schedule.business_code, days.map((each) => (each === day
+        ? { day, outcome, transferId, coveredBy: null }
+        : { day: each, outcome: 'missed', transferId: null, coveredBy: day })), now);
+      return { businessCode: schedule.business_code, days, outcome, transferId };
+    });
+  } catch (error) {
+    // Reached only if two workers both read no run of a day (the claim's lock makes that rare): the second's
+    // insert waited for the first's commit and was refused, and everything it wrote, its transfer too, rolled back.
+    if (error instanceof PayoutRunRecordedError) return 'taken';
+    throw error;
+  }
+}
+
+/** The day's payout of one schedule, or why there is none, in the run's transaction. */
+async function runDay(
+  tx: Transaction,
+  config: Config,
+  schedule: PayoutScheduleRow,
+  day: string,
+  now: Date,
+): Promise<{ outcome: PayoutRun['outcome']; transferId: number | null }> {
+  const businessCode = schedule.business_code;
+  const standing = await merchants.payoutStanding(tx, businessCode);
+  if (!standing.active) return { outcome: 'suspended', transferId: null };
+  if (!standing.achEnabled) return { outcome: 'no_ach_module', transferId: null };
+  if (!configuredBanks(config).some((bank) => bank.bankCode === schedule.bank_code)) return { outcome: 'unknown_bank', transferId: null };
+  // Locked until commit, so the amount decided here is what the debit finds.
+  const balance = await ledger.lockBalance(tx, businessCode);
+  const payable = balance.available_centavos - schedule.keep_centavos - transferFee(standing.plan);
+  if (payable < schedule.minimum_centavos) return { outcome: 'below_minimum', transferId: null };
+  const transfer = await transfers.createScheduledTransfer(tx, {
+    businessCode,
+    // Above the cap, the rest waits for the next run.
+    amountCentavos: centavos(Math.min(payable, MAX_TRANSFER_CENTAVOS)),
+    reference: payoutReference(day),
+    destination: { bankCode: schedule.bank_code, accountNumber: schedule.account_number, accountTitular: schedule.account_titular },
+    now,
+  });
+  // The balance is locked and covers amount and fee: a refusal here is a bug, never a merchant's state.
+  if (!transfer) throw new Error(`the scheduled payout of merchant ${businessCode} for ${day} was refused by the ledger`);
+  return { outcome: 'transferred', transferId: transfer.id };
+}
+
+function payoutDaysOf(schedule: PayoutScheduleRow): PayoutDays {
+  if (schedule.schedule_interval === 'daily') return { interval: 'daily', weekday: null };
+  if (schedule.schedule_interval === 'weekly') return { interval: 'weekly', weekday: schedule.weekday! };
+  throw new Error(`merchant ${schedule.business_code}'s manual schedule was claimed for a run`);
 }

@@ -1,6 +1,6 @@
 // SQL of payout schedules and their runs (migration 024). Every function takes the transaction (or the
 // database for a single read) first; the full account number is opened here only, to be written.
-import type { Queryable } from '../db/database.ts';
+import { databaseErrorOf, type Queryable } from '../db/database.ts';
 import { FullAccountNumber, revealAccountNumber } from '../masking.ts';
 import type { Centavos } from '../money.ts';
 
@@ -90,10 +90,76 @@ export async function upsertSchedule(tx: Queryable, businessCode: number, settin
   return fromStored(rows[0]!);
 }
 
+/**
+ * Claims one schedule that owes a run when `latestDay` is the latest day whose PAYOUT_TIME has come: switched
+ * on, in effect by its latest scheduled day, and with no run of that day or later. Locked until the
+ * transaction ends and skipped by every other worker meanwhile (docs/architecture.md, rule 7). The run read
+ * after the lock (lastRunDay) decides what is owed: a worker whose snapshot predates another's commit may
+ * claim a schedule that owes nothing any more.
+ */
+export async function claimDueSchedule(tx: Queryable, latestDay: string): Promise<PayoutScheduleRow | undefined> {
+  // The latest scheduled day on or before $1: $1 itself when daily; back to the weekday when weekly.
+  const latestScheduled = `case schedule_interval when 'daily' then $1::date
+                             else $1::date - ((extract(isodow from $1::date)::integer - weekday + 7) % 7) end`;
+  const { rows } = await tx.query<StoredSchedule>(
+    `select ${SCHEDULE_COLUMNS}
+       from payout_schedules
+      where schedule_interval <> 'manual'
+        and effective_from <= ${latestScheduled}
+        and not exists (select 1 from payout_runs r
+                         where r.business_code = payout_schedules.business_code and r.business_date >= ${latestScheduled})
+      order by business_code
+      limit 1
+      for update skip locked`,
+    [latestDay],
+  );
+  return rows[0] && fromStored(rows[0]);
+}
+
+/** The latest day a run was recorded for, as the transaction sees it now; null before the first. */
+export async function lastRunDay(tx: Queryable, businessCode: number): Promise<string | null> {
+  const { rows } = await tx.query<{ day: string | null }>(
+    `select to_char(max(business_date), 'YYYY-MM-DD') as day from payout_runs where business_code = $1::bigint`,
+    [businessCode],
+  );
+  return rows[0]?.day ?? null;
+}
+
 export async function findLastRun(tx: Queryable, businessCode: number): Promise<PayoutRunRow | undefined> {
   const { rows } = await tx.query<PayoutRunRow>(
     `select ${RUN_COLUMNS} from payout_runs where business_code = $1::bigint order by business_date desc limit 1`,
     [businessCode],
   );
   return rows[0];
+}
+
+/** A day's run was recorded already (payout_runs_one_per_day): another worker paid that day out first. */
+export class PayoutRunRecordedError extends Error {
+  constructor(businessCode: number) {
+    super(`a payout run of merchant ${businessCode} was recorded for one of these days already`);
+    this.name = 'PayoutRunRecordedError';
+  }
+}
+
+export interface NewPayoutRun {
+  day: string;
+  outcome: PayoutRunOutcome;
+  transferId: number | null;
+  coveredBy: string | null;
+}
+
+/** Records the runs of a merchant's days in one statement; the database refuses a day recorded before. */
+export async function insertRuns(tx: Queryable, businessCode: number, runs: readonly NewPayoutRun[], now: Date): Promise<void> {
+  try {
+    await tx.query(
+      `insert into payout_runs (business_code, business_date, outcome, transfer_id, covered_by, recorded_at)
+       select $1::bigint, day, outcome, transfer_id, covered_by, $6::timestamptz
+         from unnest($2::date[], $3::text[], $4::bigint[], $5::date[]) as t(day, outcome, transfer_id, covered_by)`,
+      [businessCode, runs.map((run) => run.day), runs.map((run) => run.outcome), runs.map((run) => run.transferId),
+        runs.map((run) => run.coveredBy), now],
+    );
+  } catch (error) {
+    if (databaseErrorOf(error)?.constraint === 'payout_runs_one_per_day') throw new PayoutRunRecordedError(businessCode);
+    throw error;
+  }
 }

@@ -8,6 +8,7 @@ import { reconcileContextOf } from '../bank/reconciliation.ts';
 import { bankContextOf, DailySweepState, pollRailQrs, sweepDueDays } from '../bank/service.ts';
 import { purgeExpiredOutcomes } from '../idempotency/service.ts';
 import { sweepExpiredIntents } from '../onboarding/service.ts';
+import { payOutDueSchedules } from '../payouts/service.ts';
 import { sweepExpiredQrs } from '../qr/service.ts';
 import { settleOneDueRefund } from '../refunds/service.ts';
 import { advanceOneDueTransfer } from '../transfers/service.ts';
@@ -19,6 +20,9 @@ import type { Job } from '../kernel/job.ts';
 
 /** Transfers or refunds one run of a sandbox rail worker moves at most before yielding. */
 const SANDBOX_RAIL_BATCH = 50;
+
+/** Merchants one run of the scheduled payouts pays out at most before yielding (one transaction each). */
+const SCHEDULED_PAYOUT_BATCH = 50;
 
 export interface BackgroundJobOptions {
   /** Registry of /metrics, so worker metrics are served with the HTTP ones. */
@@ -33,6 +37,7 @@ const SILENT = { info: () => undefined, warn: () => undefined };
 /** The jobs of a process, given what the composition root built (its rail, its secret box). */
 export function backgroundJobs(context: AppContext, options: BackgroundJobOptions = {}): Job[] {
   const { config, db, clock, secrets } = context;
+  const log = options.log ?? SILENT;
   const metrics = options.metrics ? webhookMetrics(options.metrics) : undefined;
   const dispatcher = new Dispatcher({
     db, clock, metrics, secrets, destinations: destinationPolicyOf(config), timeoutMs: config.webhookTimeoutMs,
@@ -66,6 +71,18 @@ export function backgroundJobs(context: AppContext, options: BackgroundJobOption
       name: 'webhook-secret-sealing',
       intervalMs: 60_000,
       runOnce: async () => (await sealPlainSecrets(db, secrets, clock.now(), 100)) === 100,
+    },
+    {
+      // Scheduled payouts (docs/payouts.md): at PAYOUT_TIME of each scheduled day, and for days no worker ran
+      // at theirs, one merchant per transaction. Each run's day is recorded with its transfer, so a minute's
+      // lateness is all the polling costs, and any number of processes may run it.
+      name: 'scheduled-payouts',
+      intervalMs: 60_000,
+      runOnce: async () => {
+        const { runs, more } = await payOutDueSchedules(context, SCHEDULED_PAYOUT_BATCH);
+        if (runs.length > 0) log.info({ runs: countsBy(runs.map((run) => run.outcome)), days: runs.reduce((sum, run) => sum + run.days.length, 0) }, `scheduled payouts: ${runs.length} merchants run`);
+        return more;
+      },
     },
   ];
   // The sandbox's pretend bank settles by itself after SANDBOX_SETTLEMENT; a bank's rail has jobs of its own.
@@ -124,7 +141,6 @@ export function backgroundJobs(context: AppContext, options: BackgroundJobOption
   // A bank's reconciliation (docs/operators.md): from 01:00, the previous day once it is swept, once per day.
   const reconcile = reconcileContextOf(context);
   if (reconcile) {
-    const log = options.log ?? SILENT;
     jobs.push({
       name: 'bank-daily-reconciliation',
       intervalMs: 60_000,
@@ -144,4 +160,11 @@ export function backgroundJobs(context: AppContext, options: BackgroundJobOption
     });
   }
   return jobs;
+}
+
+/** How many of each: `{ transferred: 3, below_minimum: 1 }` (what a log line says of a batch, never amounts or accounts). */
+function countsBy(values: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
 }
