@@ -25,8 +25,12 @@ import * as schemas from '../merchants/schemas.ts';
 import * as merchants from '../merchants/service.ts';
 import { parseFixedFee, parseQrPrice, type PricePlan } from '../merchants/pricing.ts';
 import { toApiKeyListing, toCreatedPartnerView, toMerchantView, toPartnerView } from '../merchants/views.ts';
+import { putPayoutScheduleBodySchema } from '../payouts/schemas.ts';
+import * as payouts from '../payouts/service.ts';
+import { toPayoutScheduleResource } from '../payouts/views.ts';
 import { ResolveRefundBody } from '../refunds/schemas.ts';
 import * as refunds from '../refunds/service.ts';
+import { configuredBanks } from '../transfers/banks.ts';
 import { resolveBatch } from '../transfers/batches.ts';
 import { BatchIdParams, ResolveBatchBody } from '../transfers/schemas.ts';
 import { toBatchResource } from '../transfers/views.ts';
@@ -52,6 +56,11 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
                                             show a merchant's price plan, or change it: --qr 1.5%+0.30,
                                             --transfer 0.50 (as FEE_QR and FEE_TRANSFER; docs/fees.md);
                                             applies to payments and transfers from then on
+  merchant payout-schedule BUSINESS_CODE [--interval manual|daily|weekly [--weekday 1-7]
+                           [--bank CODE --account NUMBER --holder NAME] [--minimum AMOUNT] [--keep AMOUNT]]
+                                            show a merchant's payout schedule and its latest run, or
+                                            replace it (docs/payouts.md): minimum and keep left out take
+                                            their defaults (10.00, 0), the account left out is kept
   key create BUSINESS_CODE [--kind merchant|terminal]
                                             create another key for a merchant (terminal: a POS or kiosk
                                             key for QRs and their payments only); shown once
@@ -95,7 +104,7 @@ const ok = (output: unknown): Result => ({ output, exitCode: 0 });
  * Reads the command line into a Command, checking every argument before any database is opened: a typo
  * answers at once, without creating, migrating or locking an embedded database.
  */
-function parseCommand(argv: string[]): Command {
+function parseCommand(argv: string[], config: Config): Command {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -114,6 +123,13 @@ function parseCommand(argv: string[]): Command {
       note: { type: 'string' },
       qr: { type: 'string' },
       transfer: { type: 'string' },
+      interval: { type: 'string' },
+      weekday: { type: 'string' },
+      bank: { type: 'string' },
+      account: { type: 'string' },
+      holder: { type: 'string' },
+      minimum: { type: 'string' },
+      keep: { type: 'string' },
     },
     strict: true,
   });
@@ -211,6 +227,29 @@ function parseCommand(argv: string[]): Command {
         return ok(toMerchantView(merchant));
       };
     }
+    case 'merchant payout-schedule': {
+      const businessCode = wholeNumber(third, 'BUSINESS_CODE');
+      if (fourth !== undefined) throw new UsageError('merchant payout-schedule takes one BUSINESS_CODE');
+      const { interval, weekday, bank, account, holder, minimum, keep } = values;
+      const changes = [interval, weekday, bank, account, holder, minimum, keep].some((value) => value !== undefined);
+      if (!changes) return async ({ db }) => ok(toPayoutScheduleResource(await payouts.getPayoutSchedule(db, businessCode)));
+      // A change replaces the schedule, as the API's PUT does: its interval is always said.
+      if (interval === undefined) throw new UsageError('--interval manual|daily|weekly is needed to change the schedule');
+      const destinationGiven = bank !== undefined || account !== undefined || holder !== undefined;
+      const body = validate(putPayoutScheduleBodySchema(configuredBanks(config)), {
+        interval,
+        weekday: weekday === undefined ? undefined : wholeNumber(weekday, '--weekday'),
+        destination: destinationGiven ? withoutUndefined({
+          type: 'bank_account',
+          bank_code: bank === undefined ? undefined : wholeNumber(bank, '--bank'),
+          account_number: account,
+          account_titular: holder,
+        }) : undefined,
+        minimum,
+        keep,
+      });
+      return async ({ db, clock }) => ok(toPayoutScheduleResource(await payouts.setPayoutSchedule({ db, config }, businessCode, body, clock.now())));
+    }
     case 'key create': {
       const businessCode = wholeNumber(third, 'BUSINESS_CODE');
       const body = validate(schemas.CreateMerchantKeyBody, { kind: values.kind });
@@ -283,11 +322,11 @@ function parseCommand(argv: string[]): Command {
 
 /** Checks CLI input with the very schema the admin API uses, so both refuse the same things. */
 function validate<T extends TSchema>(schema: T, input: Record<string, unknown>): Static<T> {
-  const value = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+  const value = withoutUndefined(input);
   const check = validatorCompiler({ schema, method: 'POST', url: 'cli', httpPart: 'body' }) as unknown as
     ((data: unknown) => boolean) & { errors?: import('ajv').ErrorObject[] | null };
   if (!check(value)) {
-    const problems = fieldErrorsFromAjv(check.errors ?? []).map((e) => `--${e.field.replace(/_enabled$|_id$/, '')} ${e.message}`);
+    const problems = fieldErrorsFromAjv(check.errors ?? []).map((e) => `${optionOf(e.field)} ${e.message}`);
     throw new UsageError(problems.join('; '));
   }
   return value as Static<T>;
@@ -309,6 +348,23 @@ function planOptions(qr: string | undefined, transfer: string | undefined): Part
   }
   if (problems.length > 0) throw new UsageError(problems.join('; '));
   return plan;
+}
+
+/** The fields whose option is not simply --FIELD: a payout schedule's destination. */
+const OPTION_OF_FIELD: Record<string, string> = {
+  destination: '--bank, --account and --holder',
+  'destination.bank_code': '--bank',
+  'destination.account_number': '--account',
+  'destination.account_titular': '--holder',
+};
+
+/** The option a field of a request came from, to name it in an error. */
+function optionOf(field: string): string {
+  return OPTION_OF_FIELD[field] ?? `--${field.replace(/_enabled$|_id$/, '')}`;
+}
+
+function withoutUndefined(input: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
 }
 
 /** A --date that is a real calendar date YYYY-MM-DD (checked before any database is opened). */
@@ -338,8 +394,9 @@ async function main(argv: string[]): Promise<number> {
   let command: Command;
   let config: Config;
   try {
-    command = parseCommand(argv);
+    // The configuration first: a command's options may be checked against it (a payout account's bank).
     config = loadConfig();
+    command = parseCommand(argv, config);
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const problem of error.problems) process.stderr.write(`mps: configuration error: ${problem}\n`);
@@ -376,7 +433,7 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     if (error instanceof ApiError) {
-      const fields = (error.errors ?? []).map((e) => `--${e.field} ${e.message}`);
+      const fields = (error.errors ?? []).map((e) => `${optionOf(e.field)} ${e.message}`);
       process.stderr.write(`mps: ${fields.length > 0 ? fields.join('; ') : error.message}\n`);
       return 1;
     }

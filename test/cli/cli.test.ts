@@ -158,6 +158,38 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
     expect(asPartner.body).toEqual({ partner_id: partner.id });
   });
 
+  it('merchant payout-schedule sets a schedule as the API stores it, shows it, and names a wrong option in one line', async () => {
+    const code = String(merchant.business_code);
+    const set = await runCli(['merchant', 'payout-schedule', code, '--interval', 'weekly', '--weekday', '5',
+      '--bank', '1014', '--account', '20150123455678', '--holder', 'Juan Pérez', '--keep', '50'], env);
+    expect(set.stderr).toBe('');
+    expect(set.exitCode).toBe(0);
+    expect(set.json).toMatchObject({
+      business_code: merchant.business_code, interval: 'weekly', weekday: 5, minimum: 10, keep: 50, last_run: null,
+      destination: { type: 'bank_account', bank_code: 1014, account_number: '**********5678', account_titular: 'Juan Pérez' },
+    });
+    expect(set.stdout).not.toContain('20150123455678');
+    const api = await service!.request('GET', `/admin/v1/merchants/${code}/payout-schedule`);
+    expect(api.body).toEqual(set.json);
+
+    // Switched off with the account kept, then shown.
+    expect((await runCli(['merchant', 'payout-schedule', code, '--interval', 'manual'], env)).json).toMatchObject({ interval: 'manual', destination: set.json.destination });
+    const shown = await runCli(['merchant', 'payout-schedule', code], env);
+    expect(shown.exitCode).toBe(0);
+    expect(shown.json).toMatchObject({ interval: 'manual', weekday: null, keep: 0, destination: set.json.destination });
+
+    const wrong = await runCli(['merchant', 'payout-schedule', code, '--interval', 'weekly', '--bank', '9999', '--account', '12ab', '--holder', 'Ana'], env);
+    expect(wrong.exitCode).toBe(1);
+    expect(linesOf(wrong.stderr)).toHaveLength(1);
+    expect(wrong.stderr).toMatch(/--bank .*--account /);
+    const noWeekday = await runCli(['merchant', 'payout-schedule', code, '--interval', 'weekly'], env);
+    expect(noWeekday.exitCode).toBe(1);
+    expect(noWeekday.stderr).toMatch(/^mps: --weekday is required with interval weekly/);
+    const noInterval = await runCli(['merchant', 'payout-schedule', code, '--keep', '5'], env);
+    expect(noInterval.exitCode).toBe(1);
+    expect(noInterval.stderr).toContain('--interval manual|daily|weekly is needed');
+  });
+
   it('merchant update --status suspended is answered 403 MERCHANT_SUSPENDED by the running service within 5 seconds', async () => {
     const result = await runCli(['merchant', 'update', String(merchant.business_code), '--status', 'suspended'], env);
     expect(result.stderr).toBe('');
