@@ -4,6 +4,9 @@
 // without a transfer; suspended and ACH-less merchants skipped; days missed while no worker ran made up once,
 // with one transfer of the latest of them; no day before a schedule took effect ever made up. The test clock
 // moves time; every test uses days of its own and checks its own merchants only, since one job serves them all.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ledger from '../../src/ledger/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -243,14 +246,34 @@ describe.each(databaseKinds())('scheduled payouts on %s', (kind) => {
     expect(advanced.body).toMatchObject({ status: 'COMPLETED', amount: 78, reference: 'Liquidación 2027-01-14', origin: 'schedule' });
   });
 
+  it('a destination whose bank left the configured list (BANKS_FILE) is not paid to: the run is recorded as unknown_bank', async () => {
+    const merchant = await payoutMerchant(t, '100.00');
+    t.clock.set(laPaz('2027-01-14', '19:00'));
+    await setSchedule(t, merchant, { interval: 'daily' }); // to bank 1014
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-banks-'));
+    const banksFile = path.join(dir, 'banks.json');
+    fs.writeFileSync(banksFile, JSON.stringify([{ bank_code: 1001, name: 'Banco Nacional de Bolivia' }]));
+    // The same database served by a process whose list has lost bank 1014.
+    const other = await startTestApp({ kind, database: t.database, clock: t.clock, env: { BANKS_FILE: banksFile } });
+    try {
+      t.clock.set(laPaz('2027-01-15', '18:00'));
+      await runPayouts(other);
+    } finally {
+      await other.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    expect(await transferCount(t, merchant)).toBe(0);
+    expect((await runsOf(t, merchant)).map((run) => [run.day, run.outcome])).toEqual([['2027-01-15', 'unknown_bank']]);
+  });
+
   it('the database refuses a second run of a merchant\'s day, whoever writes it', async () => {
     const merchant = await payoutMerchant(t, '10.00');
-    t.clock.set(laPaz('2027-01-15', '10:00'));
+    t.clock.set(laPaz('2027-01-16', '10:00'));
     await setSchedule(t, merchant, { interval: 'daily' });
-    t.clock.set(laPaz('2027-01-15', '18:00'));
+    t.clock.set(laPaz('2027-01-16', '18:00'));
     await runPayouts(t);
     await expect(t.db.query(
-      `insert into payout_runs (business_code, business_date, outcome, recorded_at) values ($1::bigint, '2027-01-15', 'below_minimum', now())`,
+      `insert into payout_runs (business_code, business_date, outcome, recorded_at) values ($1::bigint, '2027-01-16', 'below_minimum', now())`,
       [merchant.businessCode],
     )).rejects.toMatchObject({ constraint: 'payout_runs_one_per_day' });
   });
