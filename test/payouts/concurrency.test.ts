@@ -40,7 +40,7 @@ describeOnPostgres('scheduled payout races on %s', (kind) => {
 
   it('40 merchants, two instances with three job loops each at the same PAYOUT_TIME: exactly one transfer and one run per merchant', async () => {
     const merchants = [];
-    for (let i = 0; i < 40; i++) merchants.push(await payoutMerchant(first, '100.00', 100));
+    for (let i = 0; i < 40; i++) merchants.push(await payoutMerchant(first, '100.00', 1));
     first.clock.set(laPaz('2027-02-01', '12:00'));
     for (const [i, merchant] of merchants.entries()) await setSchedule(i % 2 === 0 ? first : second, merchant, { interval: 'daily', keep: 10 });
     first.clock.set(laPaz('2027-02-01', '18:00'));

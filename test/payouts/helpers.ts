@@ -29,12 +29,12 @@ export async function runPayouts(t: TestApp): Promise<void> {
   while (await payoutJob(t).runOnce()) { /* a full batch: more may be waiting */ }
 }
 
-/** A merchant with the ACH module, funded with `amount`, whose plan charges `transferFee` centavos per transfer. */
-export async function payoutMerchant(t: TestApp, amount: string | number, transferFeeCentavos = 0): Promise<Merchant> {
+/** A merchant with the ACH module, funded with `amount`, whose price plan charges `transferFee` (BOB) per transfer. */
+export async function payoutMerchant(t: TestApp, amount: string | number, transferFee = 0): Promise<Merchant> {
   const merchant = await fundedMerchant(t, amount);
-  // The plan's transfer fee, as migration 022 keeps it (the operator API for plans is another change's).
-  if (transferFeeCentavos > 0) {
-    await t.db.query('update merchants set fee_transfer_fixed_centavos = $2::bigint where business_code = $1::bigint', [merchant.businessCode, transferFeeCentavos]);
+  if (transferFee > 0) {
+    const response = await t.request('PATCH', `/admin/v1/merchants/${merchant.businessCode}`, { body: { pricing: { transfer_fixed: transferFee } } });
+    if (response.status !== 200) throw new Error(`setting the price plan answered ${response.status}: ${response.text}`);
   }
   return merchant;
 }

@@ -31,7 +31,7 @@ describe.each(databaseKinds())('scheduled payouts on %s', (kind) => {
   });
 
   it('at PAYOUT_TIME of a daily schedule: one transfer of available − keep − transfer fee, "Liquidación <day>", origin schedule, with its event; nothing before, nothing twice', async () => {
-    const merchant = await payoutMerchant(t, '500.00', 150);
+    const merchant = await payoutMerchant(t, '500.00', 1.5);
     t.clock.set(laPaz('2026-12-01', '12:00'));
     await setSchedule(t, merchant, { interval: 'daily', keep: 100 });
 
@@ -65,7 +65,7 @@ describe.each(databaseKinds())('scheduled payouts on %s', (kind) => {
   });
 
   it('below the minimum: no transfer, the day\'s run recorded as below_minimum; the next day pays when there is enough', async () => {
-    const merchant = await payoutMerchant(t, '20.00', 100);
+    const merchant = await payoutMerchant(t, '20.00', 1);
     t.clock.set(laPaz('2026-12-02', '09:00'));
     await setSchedule(t, merchant, { interval: 'daily', keep: 5, minimum: 15 });
     t.clock.set(laPaz('2026-12-02', '18:00'));
@@ -125,7 +125,7 @@ describe.each(databaseKinds())('scheduled payouts on %s', (kind) => {
   });
 
   it('after downtime over several PAYOUT_TIMEs: exactly one transfer, referenced with the latest missed day; the missed days recorded and never made up again', async () => {
-    const merchant = await payoutMerchant(t, '300.00', 50);
+    const merchant = await payoutMerchant(t, '300.00', 0.5);
     t.clock.set(laPaz('2026-12-08', '12:00'));
     await setSchedule(t, merchant, { interval: 'daily', keep: 10 });
     // No worker ran from before 18:00 on the 8th until 10:00 on the 11th: the 8th, 9th and 10th were missed.
@@ -222,7 +222,7 @@ describe.each(databaseKinds())('scheduled payouts on %s', (kind) => {
   });
 
   it('the scheduled transfer then follows the normal lifecycle: the merchant may cancel it while PENDING, its funds and fee return', async () => {
-    const merchant = await payoutMerchant(t, '80.00', 200);
+    const merchant = await payoutMerchant(t, '80.00', 2);
     t.clock.set(laPaz('2027-01-13', '10:00'));
     await setSchedule(t, merchant, { interval: 'daily' });
     t.clock.set(laPaz('2027-01-13', '18:00'));
