@@ -185,43 +185,71 @@ export function payoutReference(day: string): string {
 
 /**
  * One batch of the job: the schedules that owe a run now, one merchant per transaction, at most `limit`.
- * Returns the runs recorded and whether more may be waiting (a full batch).
+ * Returns the runs recorded and whether more may be waiting (a full batch). A merchant whose run fails
+ * (its transaction rolled back: nothing of it was written) is reported to `onFailure` and left for the next
+ * batch, so one merchant's failure never holds up the others' payouts; a failure before any merchant was
+ * claimed (the database unreachable) is thrown, for the runner to back off.
  */
-export async function payOutDueSchedules(context: PayoutJobContext, limit: number): Promise<{ runs: PayoutRun[]; more: boolean }> {
+export async function payOutDueSchedules(
+  context: PayoutJobContext,
+  limit: number,
+  onFailure: (error: unknown, businessCode: number) => void,
+): Promise<{ runs: PayoutRun[]; more: boolean }> {
   const runs: PayoutRun[] = [];
+  const failed: number[] = [];
   for (let claimed = 0; claimed < limit; claimed++) {
-    const step = await payOutOneDueSchedule(context);
-    if (step === 'none') return { runs, more: false };
-    if (step !== 'taken') runs.push(step);
+    try {
+      const step = await payOutOneDueSchedule(context, failed);
+      if (step === 'none') return { runs, more: false };
+      if (step !== 'taken') runs.push(step);
+    } catch (error) {
+      if (!(error instanceof ScheduleRunFailedError)) throw error;
+      failed.push(error.businessCode);
+      onFailure(error.cause, error.businessCode);
+    }
   }
   return { runs, more: true };
 }
 
+/** A claimed merchant's run failed; its transaction rolled back. */
+class ScheduleRunFailedError extends Error {
+  constructor(readonly businessCode: number, cause: unknown) {
+    super(`the payout run of merchant ${businessCode} failed`, { cause });
+    this.name = 'ScheduleRunFailedError';
+  }
+}
+
 /**
- * Claims one schedule that owes a run (SKIP LOCKED: any number of workers run this at once) and records its
- * due days in one transaction: the last day's run — a transfer of `available − keep − transfer fee`, capped
- * at 20000.00, when that is at least `minimum`, else why not — and the days before it as missed, made up by
- * it. 'none' when no schedule owes a run; 'taken' when another worker recorded one of those days first (the
- * database refused the second run; nothing of this one was written).
+ * Claims one schedule that owes a run (SKIP LOCKED: any number of workers run this at once), other than
+ * `skip`'s, and records its due days in one transaction: the last day's run — a transfer of
+ * `available − keep − transfer fee`, capped at 20000.00, when that is at least `minimum`, else why not — and
+ * the days before it as missed, made up by it. 'none' when no schedule owes a run; 'taken' when another
+ * worker recorded one of those days first (the database refused the second run; nothing of this one was
+ * written).
  */
-export async function payOutOneDueSchedule(context: PayoutJobContext): Promise<PayoutRun | 'none' | 'taken'> {
+export async function payOutOneDueSchedule(context: PayoutJobContext, skip: readonly number[] = []): Promise<PayoutRun | 'none' | 'taken'> {
   const { db, clock, config } = context;
   const now = clock.now();
   const latest = latestPayoutDay(now, config.payoutTime, config.serviceTimeZone);
   try {
     return await db.transaction(async (tx): Promise<PayoutRun | 'none' | 'taken'> => {
-      const schedule = await store.claimDueSchedule(tx, latest);
+      const schedule = await store.claimDueSchedule(tx, latest, skip);
       if (!schedule) return 'none';
-      // Read after the lock, in a newer snapshot than the claim's: a worker that ran this schedule just
-      // before has its runs seen here, and this one then owes nothing.
-      const days = dueDays(payoutDaysOf(schedule), schedule.effective_from!, await store.lastRunDay(tx, schedule.business_code), latest);
-      if (days.length === 0) return 'taken';
-      const day = days.at(-1)!;
-      const { outcome, transferId } = await runDay(tx, config, schedule, day, now);
-      await store.insertRuns(tx, schedule.business_code, days.map((each) => (each === day
-        ? { day, outcome, transferId, coveredBy: null }
-        : { day: each, outcome: 'missed', transferId: null, coveredBy: day })), now);
-      return { businessCode: schedule.business_code, days, outcome, transferId };
+      try {
+        // Read after the lock, in a newer snapshot than the claim's: a worker that ran this schedule just
+        // before has its runs seen here, and this one then owes nothing.
+        const days = dueDays(payoutDaysOf(schedule), schedule.effective_from!, await store.lastRunDay(tx, schedule.business_code), latest);
+        if (days.length === 0) return 'taken';
+        const day = days.at(-1)!;
+        const { outcome, transferId } = await runDay(tx, config, schedule, day, now);
+        await store.insertRuns(tx, schedule.business_code, days.map((each) => (each === day
+          ? { day, outcome, transferId, coveredBy: null }
+          : { day: each, outcome: 'missed', transferId: null, coveredBy: day })), now);
+        return { businessCode: schedule.business_code, days, outcome, transferId };
+      } catch (error) {
+        if (error instanceof PayoutRunRecordedError) throw error;
+        throw new ScheduleRunFailedError(schedule.business_code, error);
+      }
     });
   } catch (error) {
     // Reached only if two workers both read no run of a day (the claim's lock makes that rare): the second's

@@ -92,12 +92,12 @@ export async function upsertSchedule(tx: Queryable, businessCode: number, settin
 
 /**
  * Claims one schedule that owes a run when `latestDay` is the latest day whose PAYOUT_TIME has come: switched
- * on, in effect by its latest scheduled day, and with no run of that day or later. Locked until the
+ * on, in effect by its latest scheduled day, with no run of that day or later, and not among `skip`. Locked until the
  * transaction ends and skipped by every other worker meanwhile (docs/architecture.md, rule 7). The run read
  * after the lock (lastRunDay) decides what is owed: a worker whose snapshot predates another's commit may
  * claim a schedule that owes nothing any more.
  */
-export async function claimDueSchedule(tx: Queryable, latestDay: string): Promise<PayoutScheduleRow | undefined> {
+export async function claimDueSchedule(tx: Queryable, latestDay: string, skip: readonly number[]): Promise<PayoutScheduleRow | undefined> {
   // The latest scheduled day on or before $1: $1 itself when daily; back to the weekday when weekly.
   const latestScheduled = `case schedule_interval when 'daily' then $1::date
                              else $1::date - ((extract(isodow from $1::date)::integer - weekday + 7) % 7) end`;
@@ -105,13 +105,14 @@ export async function claimDueSchedule(tx: Queryable, latestDay: string): Promis
     `select ${SCHEDULE_COLUMNS}
        from payout_schedules
       where schedule_interval <> 'manual'
+        and business_code <> all($2::bigint[])
         and effective_from <= ${latestScheduled}
         and not exists (select 1 from payout_runs r
                          where r.business_code = payout_schedules.business_code and r.business_date >= ${latestScheduled})
       order by business_code
       limit 1
       for update skip locked`,
-    [latestDay],
+    [latestDay, skip],
   );
   return rows[0] && fromStored(rows[0]);
 }

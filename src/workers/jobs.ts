@@ -17,6 +17,7 @@ import { sealPlainSecrets } from '../webhooks/service.ts';
 import { destinationPolicyOf } from '../webhooks/ssrf.ts';
 import { webhookMetrics } from '../webhooks/metrics.ts';
 import type { Job } from '../kernel/job.ts';
+import { describeError } from '../kernel/logging.ts';
 
 /** Transfers or refunds one run of a sandbox rail worker moves at most before yielding. */
 const SANDBOX_RAIL_BATCH = 50;
@@ -79,7 +80,9 @@ export function backgroundJobs(context: AppContext, options: BackgroundJobOption
       name: 'scheduled-payouts',
       intervalMs: 60_000,
       runOnce: async () => {
-        const { runs, more } = await payOutDueSchedules(context, SCHEDULED_PAYOUT_BATCH);
+        const { runs, more } = await payOutDueSchedules(context, SCHEDULED_PAYOUT_BATCH, (error, businessCode) => {
+          log.warn({ business_code: businessCode, error: describeError(error) }, 'scheduled payouts: a merchant\'s run failed; it is tried again at the next run');
+        });
         if (runs.length > 0) log.info({ runs: countsBy(runs.map((run) => run.outcome)), days: runs.reduce((sum, run) => sum + run.days.length, 0) }, `scheduled payouts: ${runs.length} merchants run`);
         return more;
       },

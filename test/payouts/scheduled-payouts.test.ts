@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ledger from '../../src/ledger/service.ts';
+import { backgroundJobs } from '../../src/workers/jobs.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
@@ -266,14 +267,43 @@ describe.each(databaseKinds())('scheduled payouts on %s', (kind) => {
     expect((await runsOf(t, merchant)).map((run) => [run.day, run.outcome])).toEqual([['2027-01-15', 'unknown_bank']]);
   });
 
+  it('a merchant whose run fails holds up no other merchant: its transaction rolls back, a warning names it, the next run pays it', async () => {
+    const failing = await payoutMerchant(t, '30.00');
+    const other = await payoutMerchant(t, '40.00'); // a higher business_code: claimed after the failing one
+    t.clock.set(laPaz('2027-01-17', '10:00'));
+    await setSchedule(t, failing, { interval: 'daily' });
+    await setSchedule(t, other, { interval: 'daily' });
+    // A failure the job cannot foresee (a bug, a constraint): the failing merchant's run is refused by a trigger.
+    await t.db.query(`create function refuse_payout_run() returns trigger language plpgsql as $$
+      begin raise exception 'refused for the test'; end $$`);
+    await t.db.query(`create trigger refuse_payout_run before insert on payout_runs for each row
+      when (new.business_code = ${Number(failing.businessCode)}) execute function refuse_payout_run()`);
+    const warnings: unknown[] = [];
+    const log = { info: () => undefined, warn: (fields: unknown) => { warnings.push(fields); } } as never;
+    const job = backgroundJobs(t.context, { log }).find((each) => each.name === 'scheduled-payouts')!;
+    try {
+      t.clock.set(laPaz('2027-01-17', '18:00'));
+      while (await job.runOnce()) { /* more waiting */ }
+    } finally {
+      await t.db.query('drop trigger refuse_payout_run on payout_runs');
+      await t.db.query('drop function refuse_payout_run()');
+    }
+    expect(warnings).toEqual([{ business_code: failing.businessCode, error: expect.objectContaining({ message: 'refused for the test' }) }]);
+    expect(await transferCount(t, failing)).toBe(0); // its transfer rolled back with the run
+    expect(await balanceOf(t, failing)).toEqual({ available: 30, pending_out: 0 });
+    expect((await transfersOf(t, other)).map((transfer) => [transfer.amount, transfer.reference])).toEqual([[40, 'Liquidación 2027-01-17']]);
+    await job.runOnce();
+    expect((await transfersOf(t, failing)).map((transfer) => [transfer.amount, transfer.reference])).toEqual([[30, 'Liquidación 2027-01-17']]);
+  });
+
   it('the database refuses a second run of a merchant\'s day, whoever writes it', async () => {
     const merchant = await payoutMerchant(t, '10.00');
-    t.clock.set(laPaz('2027-01-16', '10:00'));
+    t.clock.set(laPaz('2027-01-18', '10:00'));
     await setSchedule(t, merchant, { interval: 'daily' });
-    t.clock.set(laPaz('2027-01-16', '18:00'));
+    t.clock.set(laPaz('2027-01-18', '18:00'));
     await runPayouts(t);
     await expect(t.db.query(
-      `insert into payout_runs (business_code, business_date, outcome, recorded_at) values ($1::bigint, '2027-01-16', 'below_minimum', now())`,
+      `insert into payout_runs (business_code, business_date, outcome, recorded_at) values ($1::bigint, '2027-01-18', 'below_minimum', now())`,
       [merchant.businessCode],
     )).rejects.toMatchObject({ constraint: 'payout_runs_one_per_day' });
   });
