@@ -4,6 +4,7 @@
 // fails them with the bank's message and returns the funds, and an upload whose answer never came is never
 // sent again — its transfers wait for the bank's callbacks or the operator's resolution.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseWallClock } from '../../src/time.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
 import { balanceOf, fundedMerchant, postTransfer, transferBody, type Merchant } from '../transfers/helpers.ts';
@@ -270,5 +271,31 @@ describe.each(databaseKinds())('Banco Económico pay-out on %s', (kind) => {
     const batchId = `mps-b-${batch.id}`;
     const answers = await Promise.all(['COMPLETED', 'FAILED'].map((to) => s.t.request('POST', `/admin/v1/rails/batches/${batchId}/resolve`, { body: { to } })));
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+  });
+
+  it('pays a scheduled payout out in the next batch like any transfer: its reference as the note, completed by the bank\'s callback', async () => {
+    const payee = await fundedMerchant(s.t, '75.00');
+    const zone = s.t.config.serviceTimeZone;
+    const startedAt = s.t.clock.now().toISOString();
+    const schedule = await s.t.request('PUT', `/admin/v1/merchants/${payee.businessCode}/payout-schedule`, {
+      body: { interval: 'daily', destination: { type: 'bank_account', bank_code: 1014, account_number: '20150123455678', account_titular: 'Juan Pérez' } },
+    });
+    expect(schedule.status).toBe(200);
+    const day = schedule.body.effective_from as string; // today or tomorrow, by the time of day the test runs
+    try {
+      s.t.clock.set(parseWallClock(`${day} 18:00:00`, zone)!.toISOString());
+      expect(await runJob(s.t, 'scheduled-payouts')).toBe(false);
+      const [scheduled] = (await s.t.request('GET', '/api/v2/transfers', { apiKey: payee.apiKey })).body.data;
+      expect(scheduled).toMatchObject({ status: 'PENDING', amount: 75, reference: `Liquidación ${day}`, origin: 'schedule' });
+      s.bank.setKnobs({ batchDecision: 'hold' });
+      await runJob(s.t, 'bank-batch-payout');
+      const batch = bankBatchHolding(scheduled.id)!;
+      expect(batch.items).toEqual([expect.objectContaining({ batchDetailId: `mps-transfer-${scheduled.id}`, amount: 75, bankCode: '1014', note: `Liquidación ${day}` })]);
+      s.bank.decide(batch.batchId, `mps-transfer-${scheduled.id}`, 'ACEP');
+      await eventually(async () => (await s.t.request('GET', `/api/v2/transfers/${scheduled.id}`, { apiKey: payee.apiKey })).body.status === 'COMPLETED');
+      expect(await balanceOf(s.t, payee)).toEqual({ available: 0, pending_out: 0 });
+    } finally {
+      s.t.clock.set(startedAt);
+    }
   });
 });
