@@ -6,8 +6,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
+import QRCode from 'qrcode';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decryptField, encryptField } from '../../simulators/baneco/crypto.ts';
+import { qrPngBase64 } from '../../simulators/baneco/emv.ts';
 import { type BanecoSimulator, startBanecoSimulator } from '../../simulators/baneco/index.ts';
 
 // jsqr is CommonJS with an ES-style default export: depending on the loader the function is the module or its `.default`.
@@ -305,6 +307,18 @@ describe('generateQR', () => {
     expect(text).toMatch(/6304[0-9A-F]{4}$/);
     const second = await newQr(token);
     expect(second).not.toBe(answer.json.qrId);
+  });
+
+  it('draws the pixels of qrcode\'s own PNG (300 × 300 RGBA, margin 4, level M), only encoded more cheaply', async () => {
+    // The simulator writes its PNG itself (emv.ts says why): whatever the payload's length, the image a
+    // client decodes is the one QRCode.toBuffer would have drawn.
+    for (const length of [1, 40, 184, 400, 900]) {
+      const text = Array.from({ length }, (_, i) => String.fromCharCode(33 + ((i * 7 + length) % 90))).join('');
+      const ours = PNG.sync.read(Buffer.from(await qrPngBase64(text), 'base64'));
+      const theirs = PNG.sync.read(await QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 4, width: 300 }));
+      expect([ours.width, ours.height], `length ${length}`).toEqual([theirs.width, theirs.height]);
+      expect(ours.data.equals(theirs.data), `length ${length}`).toBe(true);
+    }
   });
 
   it.each([
