@@ -36,6 +36,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import QRCode from 'qrcode';
 import type { Database } from '../src/db/database.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
@@ -188,8 +189,12 @@ async function bankCallsInFlight(db: Database, from: number, to: number): Promis
   return Object.fromEntries(rows.map((row) => [row.operation, Math.round((Number(row.busy_ms) / (to - from)) * 100) / 100]));
 }
 
-/** Single-thread rates of the two image steps of a bank QR: the bank's PNG (the simulator's qrcode) and our decode of it (pngjs + jsQR). */
-async function imageRates(): Promise<{ render: number; decode: number }> {
+/**
+ * Single-thread rates of the two image steps of a bank QR: the bank's PNG (the simulator's) and our decode
+ * of it (src/qr/bank-image.ts); and, beside them, our decode of the PNG `qrcode` itself writes for the same
+ * payload (the same pixels, pngjs's filters: what the simulator sent before it wrote its PNG itself).
+ */
+async function imageRates(): Promise<{ render: number; decode: number; decodeQrcode: number }> {
   const payload = emvPayload({ qrId: '21061401016000000003', currency: 'BOB', amount: 150.5, dueDate: '2026-12-31', merchantName: 'COMERCIO DEMO', description: 'Order 42' });
   const rate = async (step: () => unknown): Promise<number> => {
     const started = performance.now();
@@ -201,8 +206,22 @@ async function imageRates(): Promise<{ render: number; decode: number }> {
     return Math.round(count / ((performance.now() - started) / 1000));
   };
   const png = await qrPngBase64(payload);
-  if (decodeBankQrImage(png) !== payload) throw new Error('the service does not decode the simulator\'s QR image to its payload');
-  return { render: await rate(() => qrPngBase64(payload)), decode: await rate(() => decodeBankQrImage(png)) };
+  const qrcodePng = (await QRCode.toBuffer(payload, { type: 'png', errorCorrectionLevel: 'M', margin: 4, width: 300 })).toString('base64');
+  for (const image of [png, qrcodePng]) {
+    if (decodeBankQrImage(image) !== payload) throw new Error('the service does not decode the simulator\'s QR image to its payload');
+  }
+  return { render: await rate(() => qrPngBase64(payload)), decode: await rate(() => decodeBankQrImage(png)), decodeQrcode: await rate(() => decodeBankQrImage(qrcodePng)) };
+}
+
+/** CPU per QR created, in ms, from a load's split: each process's cores over the rate; the rest of the machine beside. */
+function cpuPerQr(load: Load): string {
+  const split = load.cpu;
+  if (!split || load.perSecond === 0) return '';
+  const ms = (cores: number) => ((cores * 1000) / load.perSecond).toFixed(1);
+  const ours = split.service + split.postgres + split.loadGenerator + Object.values(split.others ?? {}).reduce((sum, cores) => sum + cores, 0);
+  const rest = Math.max(0, os.cpus().length - ours - split.idle);
+  return `CPU per QR created: service ${ms(split.service)} ms, simulator ${ms(split.others?.simulator ?? 0)} ms, PostgreSQL ${ms(split.postgres)} ms, `
+    + `load generator ${ms(split.loadGenerator)} ms, in all ${ms(ours)} ms (other processes on the machine meanwhile: ${rest.toFixed(2)} cores); `;
 }
 
 interface CreationRound { create: Load; ceiling: number }
@@ -238,7 +257,7 @@ async function main(): Promise<void> {
 
     // 1. QR creation through the bank at its normal speed.
     const images = await imageRates();
-    progress(`one thread, in this process: the simulator's PNG (qrcode) ${images.render}/s; the service's decode of it (pngjs + jsQR) ${images.decode}/s`);
+    progress(`one thread, in this process: the simulator's PNG ${images.render}/s; the service's decode of it ${images.decode}/s (of qrcode's own PNG of the same QR: ${images.decodeQrcode}/s)`);
     const creator = await start({ DATABASE_URL: databaseUrlWithName(SERVER_URL, databases.create), ...bankEnv });
     const [creatorMerchant] = await createMerchants(creator.url, ADMIN_TOKEN, 1, 'Bench creator');
     otherProcesses = { simulator: simulator.pid };
@@ -366,7 +385,7 @@ const callsText = (calls: Record<string, number>) => Object.entries(calls).map((
 
 function figuresOf(
   creation: CreationRound[],
-  images: { render: number; decode: number },
+  images: { render: number; decode: number; decodeQrcode: number },
   slow: SlowBankRound[],
   calls: Array<Record<'get' | 'transfers', Record<string, number>>>,
   batches: Array<{ status: string; batches: number; items: number }>,
@@ -425,7 +444,8 @@ function figuresOf(
     target: { text: '≥ 300 QRs/s', met: middle.create.perSecond >= 300 },
     note: `QRs/s per round ${creation.map((round) => round.create.perSecond.toFixed(0)).join(' / ')}, ratio per round ${createRatios.map((ratio) => ratio.toPrecision(2)).join(' / ')}; ${CREATE_CONNECTIONS} connections, ${perRun}; `
       + 'the production intervals (poll 30 s, batch 60 s): the poll reads each new QR once; the simulator in a process of its own, its one thread not shared with the load generator; '
-      + `one thread, in the benchmark's process: the simulator's PNG of a QR (qrcode) ${images.render}/s, the service's decode of it (pngjs + jsQR) ${images.decode}/s`
+      + cpuPerQr(middle.create)
+      + `one thread, in the benchmark's process: the simulator's PNG of a QR ${images.render}/s, the service's decode of it ${images.decode}/s (of qrcode's own PNG of the same QR: ${images.decodeQrcode}/s)`
       + `${createFailed > 0 ? `; ${createFailed} requests failed (other status or error), not counted` : ''}; that round's ${describeCpu(middle.create.cpu)}`,
   });
   return figures;
