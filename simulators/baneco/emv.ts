@@ -53,9 +53,10 @@ function ascii(text: string): string {
   return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]/g, '?');
 }
 
-/** The bank's image: 300 × 300 pixels, a quiet zone of 4 modules, error correction M. */
+/** The bank's image: 300 × 300 pixels, a quiet zone of 4 modules, error correction M, mask pattern 2. */
 const IMAGE_WIDTH = 300;
 const MARGIN = 4;
+const MASK = 2;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 function pngChunk(type: string, data: Buffer): Buffer {
@@ -69,18 +70,19 @@ function pngChunk(type: string, data: Buffer): Buffer {
 
 /**
  * The PNG of a QR code encoding `text`, base64 without a data: prefix, as the bank's `qrImage`: the pixels
- * of `qrcode`'s own PNG (QRCode.toBuffer with width 300, margin 4, level M — the same symbol, segments and
- * mask, the same 300 × 300 8-bit RGBA image), drawn fresh for every QR. Only the PNG's encoding differs:
- * `qrcode` hands its image to pngjs, which tries all five PNG filters on every row and deflates at level 9
- * (~9 ms a QR here), so the simulator could not issue more than ~110 QRs/s on a core and a benchmark of QR
- * creation through it (bench/bank.ts) measured the simulator. Here a row that repeats the one above is
- * filtered "Up" (all zeros), any other "Sub" (zeros but where a pixel differs from its left neighbour), and
- * node:zlib's run-length strategy packs those zeros: ~1 ms a QR in all, most of it qrcode's own work on the
- * symbol (segments, the best of 8 masks), for a file of about 5 kB with the simulator's payloads (qrcode's:
- * 3.5 kB). What a real bank's renderer does is its own business.
+ * of `qrcode`'s own PNG with one fixed mask (QRCode.toBuffer with width 300, margin 4, level M, mask 2 —
+ * the same symbol, segments and 300 × 300 8-bit RGBA image), drawn fresh for every QR. `qrcode`'s own way
+ * cost ~9 ms a QR here, so the simulator could not issue more than ~110 QRs/s on a core and a benchmark of
+ * QR creation through it (bench/bank.ts), sharing the machine's two cores, measured the simulator: pngjs
+ * tries all five PNG filters on every row and deflates at level 9, and `qrcode` scores all eight masks to
+ * keep the best (~0.7 ms; any mask is a valid symbol, read from its format bits, and the service's own
+ * renderer, src/qr/png-core.cjs, fixes one too). Here a row that repeats the one above is filtered "Up"
+ * (all zeros), any other "Sub" (zeros but where a pixel differs from its left neighbour), and node:zlib's
+ * run-length strategy packs those zeros: ~0.4 ms a QR in all, for a file of about 3.6 kB with the
+ * simulator's payloads (qrcode's: 3.5 kB). What a real bank's renderer does is its own business.
  */
 export async function qrPngBase64(text: string): Promise<string> {
-  const modules = QRCode.create(text, { errorCorrectionLevel: 'M' }).modules;
+  const modules = QRCode.create(text, { errorCorrectionLevel: 'M', maskPattern: MASK }).modules;
   const size = modules.size;
   // As qrcode's renderer/utils.js (getScale, qrToImageData): a fractional scale, each pixel the colour of
   // the module under it, light in the margin.
