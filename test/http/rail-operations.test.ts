@@ -11,7 +11,9 @@ import { fundedMerchant, postTransfer, transferBody } from '../transfers/helpers
 describe.each(databaseKinds())('operator API of a bank rail on %s', (kind) => {
   let s: BankedApp;
   beforeAll(async () => {
-    s = await startBankedApp(kind, { timeoutMs: 300 });
+    // Long enough for the reconciliation's bank calls on a loaded machine (300 ms failed one in CI as 503);
+    // the batch test's stalled upload waits for it once.
+    s = await startBankedApp(kind, { timeoutMs: 2000 });
   });
   afterAll(async () => {
     await s?.close();
