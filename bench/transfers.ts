@@ -2,6 +2,8 @@
 // the same invocation: one debit (the ledger's guarded UPDATE of a balance) plus one INSERT per transaction,
 // which is the least any transfer must cost the database. Reports the ratio app / baseline for many
 // merchants, and throughput and p99 when every transfer comes from one merchant (one hot balance row).
+// The many-merchants load runs twice a round: on merchants without fees, and on as many others on a price
+// plan (bench/lib/fees.ts), whose every transfer also posts a fee movement and entry.
 //
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/transfers.ts
 //
@@ -21,6 +23,7 @@ import * as ledger from '../src/ledger/service.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { describeCpu, measureCpu, type CpuSplit } from './lib/cpu.ts';
 import { autocannonPercentiles, median, reportFigures, type Figure } from './lib/figures.ts';
+import { FEE_PLAN_BODY, FEE_PLAN_TEXT } from './lib/fees.ts';
 import { createMerchants, fundMerchants } from './lib/merchants.ts';
 import { createDebitInsertTables, DEBIT_INSERT_CEILING, runDebitInsert } from './lib/pgbench.ts';
 import { transferRequests, type BenchMerchant as Merchant } from './lib/requests.ts';
@@ -65,6 +68,9 @@ async function loadTransfers(merchants: Merchant[], over = connections): Promise
   };
 }
 
+/** One round: the baseline and each load measured against it. */
+interface Measured { baseline: number; many: Load; withFees: Load; hot: Load | null; wide: Load | null }
+
 async function main(): Promise<void> {
   const name = `mps_bench_${randomBytes(4).toString('hex')}`;
   await admin((client) => client.query(`create database ${name}`));
@@ -77,27 +83,34 @@ async function main(): Promise<void> {
     serviceUrl = service.url;
     servicePid = service.process.pid;
     const merchants = await createMerchants(serviceUrl, ADMIN_TOKEN, merchantCount);
-    await fundMerchants(db, merchants);
+    // As many again on a price plan: each of their transfers also posts its fee movement and entry.
+    const charged = await createMerchants(serviceUrl, ADMIN_TOKEN, merchantCount, 'Bench with fees', 1, FEE_PLAN_BODY);
+    await fundMerchants(db, [...merchants, ...charged]);
     // The baseline works on copies of the tables, so the service's ledger stays consistent.
     await createDebitInsertTables(db);
     const first = merchants[0]!.businessCode;
     const last = merchants.at(-1)!.businessCode;
+    if (charged[0]!.businessCode < last) throw new Error('the merchants with fees were meant to come after the others');
     // Each round measures the baseline and both loads back to back, so every ratio compares runs minutes apart at most.
-    const measured: Array<{ baseline: number; many: Load; hot: Load | null; wide: Load | null }> = [];
+    const measured: Measured[] = [];
     for (let round = 1; round <= rounds; round++) {
       const baselineCpu = measureCpu(undefined);
       const baseline = await runDebitInsert({ databaseUrl, first, last, clients: pgbenchClients, seconds: durationSeconds });
       const pgbenchCpu = baselineCpu();
-      const many = await loadTransfers(merchants);
+      // Fees off and on one after the other, in alternating order from round to round.
+      const many = round % 2 === 1 ? await loadTransfers(merchants) : null;
+      const withFees = await loadTransfers(charged);
+      const manyOrLater = many ?? await loadTransfers(merchants);
       // BENCH_SKIP_HOT=1 measures only the many-merchants case (e.g. while profiling).
       const hot = process.env.BENCH_SKIP_HOT ? null : await loadTransfers(merchants.slice(0, 1));
       const wide = process.env.BENCH_SKIP_HOT ? null : await loadTransfers(merchants, 2 * connections);
-      measured.push({ baseline, many, hot, wide });
-      process.stdout.write(`[transfers] round ${round}/${rounds}: pgbench ${baseline.toFixed(0)} tps; many merchants ${many.perSecond.toFixed(0)}/s (${(many.perSecond / baseline).toFixed(2)}×)`
+      measured.push({ baseline, many: manyOrLater, withFees, hot, wide });
+      process.stdout.write(`[transfers] round ${round}/${rounds}: pgbench ${baseline.toFixed(0)} tps; many merchants ${manyOrLater.perSecond.toFixed(0)}/s (${(manyOrLater.perSecond / baseline).toFixed(2)}×)`
+        + `; with fees ${withFees.perSecond.toFixed(0)}/s (${(withFees.perSecond / baseline).toFixed(2)}×)`
         + `${hot ? `; hot merchant ${hot.perSecond.toFixed(0)}/s (${(hot.perSecond / baseline).toFixed(2)}×)` : ''}`
         + `${wide ? `; many merchants over ${2 * connections} connections ${wide.perSecond.toFixed(0)}/s (${(wide.perSecond / baseline).toFixed(2)}×)` : ''}\n`
         + `[transfers]   pgbench: idle ${pgbenchCpu?.idle ?? '?'} cores of ${os.cpus().length} (its connections are too short-lived to split by process)\n`
-        + `[transfers]   many merchants: ${describeCpu(many.cpu)}\n`);
+        + `[transfers]   many merchants: ${describeCpu(manyOrLater.cpu)}\n`);
     }
     // Rows committed by one transaction share its xmin: transfers per transaction is the mean batch size.
     const perTransaction = async (ofMerchants: Merchant[]): Promise<string> => {
@@ -109,7 +122,7 @@ async function main(): Promise<void> {
     };
     // The hot merchant is merchants[0]; the many-merchants load also sends some of its transfers, the
     // others' are the many-merchants load's alone.
-    const batchSizes = { many: await perTransaction(merchants.slice(1)), hot: await perTransaction(merchants.slice(0, 1)) };
+    const batchSizes = { many: await perTransaction(merchants.slice(1)), withFees: await perTransaction(charged), hot: await perTransaction(merchants.slice(0, 1)) };
     const { rows } = await db.query<{ total: number }>('select count(*) as total from transfers');
     // Statistics first: the tables grew from nothing during the load, faster than autovacuum analyzes them,
     // and the check's joins planned on empty-table estimates crawl.
@@ -118,7 +131,7 @@ async function main(): Promise<void> {
     await db.close();
 
     const books = check.violations.length === 0 && check.problems.length === 0;
-    const answered = measured.reduce((sum, m) => sum + m.many.created + (m.hot?.created ?? 0) + (m.wide?.created ?? 0), 0);
+    const answered = measured.reduce((sum, m) => sum + m.many.created + m.withFees.created + (m.hot?.created ?? 0) + (m.wide?.created ?? 0), 0);
     process.stdout.write(`[transfers] machine: ${os.cpus().length} cores, load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}\n`);
     // autocannon counts answers received within the duration; requests still in flight at the end are
     // committed but not counted, so the table holds up to `connections` more rows per phase.
@@ -132,7 +145,7 @@ async function main(): Promise<void> {
 }
 
 /** The median round of each load, by its ratio to the pgbench baseline of its own round. */
-function figuresOf(measured: Array<{ baseline: number; many: Load; hot: Load | null; wide: Load | null }>, batchSizes: { many: string; hot: string }): Figure[] {
+function figuresOf(measured: Measured[], batchSizes: { many: string; withFees: string; hot: string }): Figure[] {
   const ceiling = DEBIT_INSERT_CEILING;
   const figure = (name: string, loads: Array<{ baseline: number; load: Load }>, target: number | null, note: string, over = connections): Figure => {
     const ratios = loads.map(({ baseline, load }) => load.perSecond / baseline);
@@ -147,7 +160,10 @@ function figuresOf(measured: Array<{ baseline: number; many: Load; hot: Load | n
     };
   };
   const figures = [figure(`POST /api/v2/transfers, ${merchantCount} merchants`, measured.map((m) => ({ baseline: m.baseline, load: m.many })), 0.35,
-    `${batchSizes.many} transfers per transaction (group commit)`)];
+    `${batchSizes.many} transfers per transaction (group commit); no fees`),
+  figure(`POST /api/v2/transfers, ${merchantCount} merchants, fees on`, measured.map((m) => ({ baseline: m.baseline, load: m.withFees })), 0.35,
+    `${merchantCount} other merchants on a ${FEE_PLAN_TEXT} plan: each transfer also posts its fee movement and journal entry, `
+    + `and needs amount + fee available; ${batchSizes.withFees} transfers per transaction; measured next to the line without fees, in alternating order`)];
   const hot = measured.filter((m) => m.hot !== null);
   if (hot.length > 0) figures.push(figure('POST /api/v2/transfers, one hot merchant', hot.map((m) => ({ baseline: m.baseline, load: m.hot! })), 0.15, 'one balance row: the transfers waiting for it share a batch, applied in arrival order under one lock; '
     + `${batchSizes.hot} transfers per transaction (mostly this load's; the many-merchants load sends it some)`));

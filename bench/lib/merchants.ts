@@ -5,13 +5,18 @@ import * as ledger from '../../src/ledger/service.ts';
 import { centavos } from '../../src/money.ts';
 import type { BenchMerchant } from './requests.ts';
 
-/** `count` merchants with ACH pay-outs enabled (POST /admin/v1/merchants), `concurrency` at a time; in business-code order. */
-export async function createMerchants(serviceUrl: string, adminToken: string, count: number, namePrefix = 'Bench', concurrency = 1): Promise<BenchMerchant[]> {
+/**
+ * `count` merchants with ACH pay-outs enabled (POST /admin/v1/merchants), `concurrency` at a time; in
+ * business-code order. `pricing`: their price plan's fields (else the service's default plan).
+ */
+export async function createMerchants(
+  serviceUrl: string, adminToken: string, count: number, namePrefix = 'Bench', concurrency = 1, pricing?: Record<string, number>,
+): Promise<BenchMerchant[]> {
   const createOne = async (i: number): Promise<BenchMerchant> => {
     const response = await fetch(`${serviceUrl}/admin/v1/merchants`, {
       method: 'POST',
       headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `${namePrefix} ${i}`, ach_enabled: true }),
+      body: JSON.stringify({ name: `${namePrefix} ${i}`, ach_enabled: true, ...(pricing ? { pricing } : {}) }),
     });
     if (!response.ok) throw new Error(`POST /admin/v1/merchants: ${response.status} ${await response.text()}`);
     const body = (await response.json()) as { business_code: number; api_key: string };
