@@ -18,7 +18,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { autocannonPercentiles, median, reportFigures, samplePercentiles, type Figure } from './lib/figures.ts';
-import { startBareFastify, type BareFastify } from './lib/bare-fastify.ts';
+import { createPkTable, PK_ROWS, roundRobinPk, startBareFastify, type BareFastify } from './lib/bare-fastify.ts';
 import { adminQuery } from './scratch-database.ts';
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -26,7 +26,6 @@ const SECONDS = Number(process.argv[2] ?? 5);
 const ROUNDS = Number(process.argv[3] ?? 3);
 const CONNECTIONS = 50;
 const PGBENCH_CLIENTS = 10;
-const PK_ROWS = 1_000;
 const BALANCE_ROWS = 200;
 
 /** One round of one ceiling: its rate and its latency distribution. */
@@ -39,15 +38,6 @@ async function load(name: string, options: autocannon.Options): Promise<Run> {
   // An error answer is cheaper than the real one: a run with any would flatter the ceiling.
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return { perSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, percentiles: autocannonPercentiles(result) };
-}
-
-/** GET /pk/{id}, the ids in turn: every request reads another row, as the service's reads do. */
-function roundRobinPk(url: string): autocannon.Options {
-  let next = 0;
-  return {
-    url,
-    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: `/pk/${(next++ % PK_ROWS) + 1}` }) }],
-  };
 }
 
 /** The debit of ledger's debitAvailable plus one insert, on this script's own tables (bench/transfers.ts's baseline). */
@@ -86,11 +76,8 @@ async function createTables(databaseUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    // A row of bench_pk is a small JSON document, about what the service reads for one resource.
-    await client.query(`create table bench_pk (id int primary key, body jsonb not null);
-      insert into bench_pk select i, jsonb_build_object('id', i, 'name', 'Row ' || i, 'amount', i * 1.5, 'currency', 'BOB', 'created_at', now())
-        from generate_series(1, ${PK_ROWS}) as i;
-      create table bench_ceiling_balances (id int primary key, available_centavos bigint not null check (available_centavos >= 0),
+    await createPkTable(client);
+    await client.query(`create table bench_ceiling_balances (id int primary key, available_centavos bigint not null check (available_centavos >= 0),
         pending_out_centavos bigint not null, updated_at timestamptz not null);
       insert into bench_ceiling_balances select i, 1000000000000, 0, now() from generate_series(1, ${BALANCE_ROWS}) as i;
       create table bench_ceiling_transfers (id bigint generated always as identity primary key, balance_id int not null,

@@ -6,8 +6,14 @@
 // nearer end of its day), one request at a time. The baseline is GET /healthz (no database) measured in
 // the same run, so the figures can be read as ratios on a noisy 2-core machine.
 //
-//   npx tsx bench/movements.ts                       # both scenarios
-//   BENCH_DATABASE_URL=postgres://… ROWS=200000 npx tsx bench/movements.ts
+// A second part measures page 1 under load: a merchant with 3,000 movements made through the API (1,000
+// QR payments and 500 transfers on a price plan, so a third of them are fee movements), GET
+// /api/v2/balance/movements from 50 connections against a Fastify + pg primary-key select
+// (bench/bare-fastify.ts) in the same rounds, and the same page one request at a time.
+//
+//   npx tsx bench/movements.ts                       # both parts
+//   npx tsx bench/movements.ts load                  # only page 1 under load (a minute, no million rows)
+//   BENCH_DATABASE_URL=postgres://… ROWS=200000 npx tsx bench/movements.ts history
 //
 // The history is seeded with set-based SQL straight into the ledger tables (test/helpers/journal-seed.ts:
 // movements, transfers, journal, buckets, per-day movement counts and balances kept consistent, so
@@ -18,8 +24,13 @@ import { openPostgres } from '../src/db/postgres.ts';
 import * as merchants from '../src/merchants/service.ts';
 import { databaseUrlWithName } from '../src/db/url.ts';
 import { adminQuery } from './scratch-database.ts';
-import { reportFigures, samplePercentiles, type Figure } from './lib/figures.ts';
-import { startBenchService } from './lib/service.ts';
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { autocannonPercentiles, median, reportFigures, samplePercentiles, type Figure } from './lib/figures.ts';
+import { createPkTable, roundRobinPk, startBareFastify, type BareFastify } from './lib/bare-fastify.ts';
+import { FEE_PLAN_BODY, FEE_PLAN_TEXT } from './lib/fees.ts';
+import { createMerchants } from './lib/merchants.ts';
+import { startBenchService, type BenchService } from './lib/service.ts';
 import { seedHistory } from '../test/helpers/journal-seed.ts';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -96,6 +107,15 @@ async function measure(paths: string[], apiKey: string | null, samples: number):
 }
 
 async function main(): Promise<void> {
+  const parts = process.argv.length > 2 ? process.argv.slice(2) : ['history', 'load'];
+  const figures: Figure[] = [];
+  if (parts.includes('history')) figures.push(...await measureHistory());
+  if (parts.includes('load')) figures.push(...await measurePageOneUnderLoad());
+  reportFigures(figures);
+}
+
+/** The million-row histories, one request at a time. */
+async function measureHistory(): Promise<Figure[]> {
   await admin(`drop database if exists ${databaseName} with (force)`);
   await admin(`create database ${databaseName}`);
   const url = databaseUrlWithName(serverUrl, databaseName);
@@ -156,7 +176,104 @@ async function main(): Promise<void> {
     await admin(`drop database if exists ${databaseName} with (force)`);
   }
   console.log(['', '| case (one request at a time) | p50 ms | p99 ms | max ms | p99 / baseline p99 |', '|---|---|---|---|---|', ...rows].join('\n'));
-  reportFigures(figures);
+  return figures;
+}
+
+const LOAD_CONNECTIONS = 50;
+const LOAD_SECONDS = Number(process.env.BENCH_DURATION ?? 5);
+const LOAD_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
+
+/**
+ * Page 1 of a 3,000-movement merchant's history, a third of them fees, from 50 connections, against a
+ * Fastify + pg primary-key select measured in the same rounds (the two in turn, the order alternating),
+ * and one request at a time.
+ */
+async function measurePageOneUnderLoad(): Promise<Figure[]> {
+  const name = `${databaseName}_load`;
+  await admin(`drop database if exists ${name} with (force)`);
+  await admin(`create database ${name}`);
+  const url = databaseUrlWithName(serverUrl, name);
+  const db = await openPostgres({ url });
+  let service: BenchService | null = null;
+  let bare: BareFastify | null = null;
+  try {
+    await migrate(db);
+    await createPkTable(db);
+    await db.close();
+    service = await startBenchService({ DATABASE_URL: url, ADMIN_TOKEN, LOG_LEVEL: 'warn' });
+    const merchant = await makeHistory(service.url);
+    bare = await startBareFastify({ pkDatabaseUrl: url });
+    const page = { url: `${service.url}/api/v2/balance/movements`, headers: { 'x-api-key': merchant.apiKey } };
+    await autocannon({ ...page, connections: LOAD_CONNECTIONS, duration: 2 }); // JIT, pools and plans warm
+    await autocannon({ ...roundRobinPk(bare.url), connections: LOAD_CONNECTIONS, duration: 2 });
+    const rounds: Array<{ ceiling: autocannon.Result; page: autocannon.Result }> = [];
+    for (let round = 1; round <= LOAD_ROUNDS; round++) {
+      const runPage = () => checked('page 1', autocannon({ ...page, connections: LOAD_CONNECTIONS, duration: LOAD_SECONDS }));
+      const runCeiling = () => checked('GET /pk/{id}', autocannon({ ...roundRobinPk(bare!.url), connections: LOAD_CONNECTIONS, duration: LOAD_SECONDS }));
+      const [first, second] = round % 2 === 1 ? [await runCeiling(), await runPage()] : [await runPage(), await runCeiling()].reverse();
+      rounds.push({ ceiling: first!, page: second! });
+      process.stdout.write(`[movements] round ${round}/${LOAD_ROUNDS}: page 1 ${Math.round(second!.requests.average)} req/s, p99 ${second!.latency.p99} ms; `
+        + `PK select ${Math.round(first!.requests.average)} req/s (${(second!.requests.average / first!.requests.average).toFixed(2)}×)\n`);
+    }
+    serviceUrl = service.url;
+    const alone = await measure(['/api/v2/balance/movements'], merchant.apiKey, samplesPerCase * 2);
+    const ratios = rounds.map((r) => r.page.requests.average / r.ceiling.requests.average);
+    const middle = rounds[ratios.indexOf(median(ratios))]!;
+    const label = `page 1 of a merchant with ${HISTORY.payments * 2 + HISTORY.transfers * 2} movements (a third of them fees)`;
+    return [
+      {
+        group: 'history', name: `GET /api/v2/balance/movements, ${label}, ${LOAD_CONNECTIONS} connections`,
+        value: Math.round(middle.page.requests.average), unit: 'req/s', p50Ms: middle.page.latency.p50, p99Ms: middle.page.latency.p99,
+        percentiles: autocannonPercentiles(middle.page),
+        ceiling: { name: 'PK select through pg behind Fastify (GET /pk/{id})', value: Math.round(middle.ceiling.requests.average) },
+        target: { text: '≥ 0.30 × the PK select', met: median(ratios) >= 0.3 },
+        note: `ratio per round ${ratios.map((r) => r.toFixed(2)).join(' / ')} (the two in turn, the order alternating); ${LOAD_CONNECTIONS} connections, `
+          + `${LOAD_SECONDS} s per run, median of ${LOAD_ROUNDS} rounds; the history made through the API: ${HISTORY.payments} QR payments and `
+          + `${HISTORY.transfers} transfers on a ${FEE_PLAN_TEXT} plan`,
+      },
+      {
+        group: 'history', name: `GET /api/v2/balance/movements, ${label}, one request at a time`,
+        value: round2(alone.p99), unit: 'ms', p50Ms: round2(alone.p50), p99Ms: round2(alone.p99), percentiles: alone.percentiles,
+        target: { text: 'p99 < 20 ms', met: alone.p99 < 20 }, note: `${samplesPerCase * 2} requests`,
+      },
+    ];
+  } finally {
+    await service?.stop();
+    await bare?.stop();
+    await admin(`drop database if exists ${name} with (force)`);
+  }
+}
+
+/** The load part's history, made through the API as a merchant's would be. */
+const HISTORY = { payments: 1_000, transfers: 500 };
+
+/** A merchant on the fee plan with HISTORY's payments (each with its fee) and transfers (each with its fee). */
+async function makeHistory(url: string): Promise<{ businessCode: number; apiKey: string }> {
+  const [merchant] = await createMerchants(url, ADMIN_TOKEN, 1, 'Bench history', 1, FEE_PLAN_BODY);
+  const headers = { 'content-type': 'application/json', 'x-api-key': merchant!.apiKey };
+  const send = async (path: string, body: unknown, extra: Record<string, string> = {}) => {
+    const response = await fetch(`${url}${path}`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+    if (response.status !== 201) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
+    return response.json() as Promise<{ id: string }>;
+  };
+  const qr = await send('/api/v2/simple-qrs', { business_code: merchant!.businessCode, amount: '10.50', is_multi_use: true, description: 'bench history' });
+  const inParallel = async (count: number, one: () => Promise<unknown>) => {
+    for (let i = 0; i < count; i += 10) await Promise.all(Array.from({ length: Math.min(10, count - i) }, one));
+  };
+  await inParallel(HISTORY.payments, () => send(`/api/v2/sandbox/simple-qrs/${qr.id}/payments`, {}));
+  await inParallel(HISTORY.transfers, () => send('/api/v2/transfers', {
+    business_code: merchant!.businessCode, amount: '1.00', currency: 'BOB', reference: 'bench history',
+    destination: { type: 'bank_account', bank_code: 1001, account_number: '1000-2000-3000', account_titular: 'Bench Payee' },
+  }, { 'idempotency-key': randomUUID() }));
+  return merchant!;
+}
+
+async function checked(label: string, run: Promise<autocannon.Result>): Promise<autocannon.Result> {
+  const result = await run;
+  // An error answer is cheaper than the real one: a run with any would flatter the figure.
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return result;
 }
 
 function round2(value: number): number {

@@ -1,6 +1,7 @@
 // The HTTP ceiling of the benchmarks: bench/bare-fastify.ts (Fastify without hooks) as a child process on a
 // port the kernel says is free — not in the benchmark's own process, where autocannon runs.
 import { spawn } from 'node:child_process';
+import type autocannon from 'autocannon';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { anyFreePort } from '../../faults/ports.ts';
@@ -17,8 +18,28 @@ export interface BareFastify {
 export interface BareFastifyOptions {
   /** The body of GET /qr-shaped (a QR resource as the service answers it); `{}` by default. */
   qrShaped?: unknown;
-  /** A database with bench/ceilings.ts's `bench_pk` table: GET /pk/{id} reads it through a pg.Pool of 10. */
+  /** A database with the `bench_pk` table (createPkTable): GET /pk/{id} reads it through a pg.Pool of 10. */
   pkDatabaseUrl?: string;
+}
+
+/** Rows of `bench_pk`: a load reads them round-robin (roundRobinPk). */
+export const PK_ROWS = 1_000;
+
+/** The table GET /pk/{id} reads: a row is a small JSON document, about what the service reads for one resource. */
+export async function createPkTable(db: { query(sql: string): Promise<unknown> }): Promise<void> {
+  await db.query(`create table bench_pk (id int primary key, body jsonb not null);
+    insert into bench_pk select i, jsonb_build_object('id', i, 'name', 'Row ' || i, 'amount', i * 1.5, 'currency', 'BOB', 'created_at', now())
+      from generate_series(1, ${PK_ROWS}) as i;
+    analyze bench_pk;`);
+}
+
+/** autocannon options for GET /pk/{id}, the ids in turn: every request reads another row, as the service's reads do. */
+export function roundRobinPk(url: string): autocannon.Options {
+  let next = 0;
+  return {
+    url,
+    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: `/pk/${(next++ % PK_ROWS) + 1}` }) }],
+  };
 }
 
 /** Resolves once it listens; rejects with its output if it exits first. */

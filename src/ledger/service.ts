@@ -169,17 +169,16 @@ async function post(tx: Transaction, entries: EntryRequest[], options: { waitFor
 }
 
 /**
- * One page of a merchant's history, newest first. `total` is the sum of the merchant's per-day movement
- * counts, not a count; the page is read from the nearer end of the days it starts and ends in (found
- * from the same counts), so no OFFSET is longer than half a day of one merchant's movements, however
- * deep the page (history-store.ts, findMovementsPage).
+ * One page of a merchant's history, newest first, and its total, in one statement. `total` is the sum of
+ * the merchant's per-day movement counts, not a count; page 1 is read straight down the history index,
+ * and a deeper page from the nearer end of the days it starts and ends in (found from the same counts),
+ * so no OFFSET is longer than half a day of one merchant's movements, however deep the page
+ * (history-store.ts, findMovementsPage).
  */
 export async function listMovements(db: Queryable, filter: MovementFilter, page: PageRequest): Promise<Page<MovementRow>> {
-  const total = await history.countMovements(db, filter);
   const { offset: skip, limit } = pageWindow(page);
-  if (skip >= total) return { items: [], total };
-  const movements = await history.findMovementsPage(db, filter, { skip, limit });
-  return { items: movements, total };
+  const { rows, total } = await history.findMovementsPage(db, filter, { skip, limit });
+  return { items: rows, total };
 }
 
 export interface LedgerReport {
