@@ -291,7 +291,13 @@ function parseCommand(argv: string[], config: Config): Command {
         const reconcile = reconcileContextOf(context);
         if (!reconcile) throw new UsageError('the configured rail has no bank to reconcile with (RAIL=sandbox)');
         const outcome = await reconcileOnDemand(reconcile, day);
-        if (outcome.outcome !== 'reconciled') return { output: outcome, exitCode: 4 };
+        if (outcome.outcome !== 'reconciled') {
+          // The JSON on stdout is for scripts; the line on stderr is for the operator reading a cron mail.
+          process.stderr.write(outcome.outcome === 'refused'
+            ? `mps: the bank refused to list ${day}: ${outcome.message}; nothing was compared, run it again later\n`
+            : `mps: the bank did not answer for ${day} (${outcome.problem}); nothing was compared, run it again later\n`);
+          return { output: outcome, exitCode: 4 };
+        }
         const view = toReconciliationView(outcome.reconciliation);
         return { output: view, exitCode: view.status === 'balanced' ? 0 : 3 };
       };

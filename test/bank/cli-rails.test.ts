@@ -2,8 +2,8 @@
 // them: the real bin/mps.js in a child process, on a database of each kind (an embedded DATA_DIR, a
 // PostgreSQL database through DATABASE_URL), against the bank simulator. What a cron reads is pinned: the exit
 // code — reconcile: 0 balanced, 3 breaks, 4 the bank refused or did not answer (nothing stored, ask again
-// later), 1 a date or rail the command cannot take — and the JSON on stdout, with nothing on stderr unless
-// the command was refused. The sweep itself (sweepRailDay) is exercised against the simulator in sweep.test.ts
+// later), 1 a date or rail the command cannot take — and the JSON on stdout, with nothing on stderr but one
+// line when the command was refused or the bank gave no comparison (exit 4). The sweep itself (sweepRailDay) is exercised against the simulator in sweep.test.ts
 // and pay-in.test.ts, and as a CLI process on a cluster by `npm run faults -- bank`. Each spawn costs about a
 // second, and an embedded DATA_DIR's first one several more (it creates and migrates the database): one
 // database per kind serves every command, in order.
@@ -112,13 +112,16 @@ describe.each(databaseKinds())('mps rails reconcile as a process against the ban
     const runsBefore = database ? (await storedRuns()).length : 0;
     bank.setKnobs({ faults: { accountsHistory: { kind: 'refuse', code: 3, message: 'Cuenta no habilitada' } } });
     try {
-      expect(output(await reconcile(today))).toEqual({ exitCode: 4, json: { outcome: 'refused', day: today, message: 'Cuenta no habilitada' }, stderr: '' });
+      expect(output(await reconcile(today))).toEqual({
+        exitCode: 4, json: { outcome: 'refused', day: today, message: 'Cuenta no habilitada' },
+        stderr: `mps: the bank refused to list ${today}: Cuenta no habilitada; nothing was compared, run it again later\n`,
+      });
     } finally {
       bank.setKnobs({ faults: { accountsHistory: null } });
     }
     // Nothing listens where BANECO_URL points: the connection is refused at once.
     const unreachable = output(await reconcile(today, { BANECO_URL: `http://127.0.0.1:${await freePort()}/ApiGateway/` }));
-    expect(unreachable).toEqual({ exitCode: 4, json: { outcome: 'unknown', day: today, problem: expect.any(String) }, stderr: '' });
+    expect(unreachable).toEqual({ exitCode: 4, json: { outcome: 'unknown', day: today, problem: expect.any(String) }, stderr: expect.stringMatching(new RegExp(`^mps: the bank did not answer for ${today} \\(.+\\); nothing was compared, run it again later\n$`)) });
     expect(unreachable.json.problem).not.toBe('');
     if (database) expect(await storedRuns()).toHaveLength(runsBefore);
   });
