@@ -56,6 +56,11 @@ export interface RailBatchOrder {
 /** What the bank said of one item of a batch (its status callback), in neutral terms. */
 export interface RailItemReport {
   batchId: string;
+  /**
+   * The bank's own id of the batch, where its report names one: an item's report naming another bank batch
+   * than the one the upload's answer gave is not about this item.
+   */
+  bankBatchId: string | null;
   /** railKey('transfer', id) of the item. */
   itemKey: string;
   /** accepted: the destination account was credited; rejected: refused, with the bank's reason. */

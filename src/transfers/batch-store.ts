@@ -131,9 +131,11 @@ export async function transferIdsOfBatch(db: Queryable, batchId: number): Promis
 }
 
 /** An item and its batch's rail, locked until the transaction ends (the status callback decides from it). */
-export async function findItemForUpdate(tx: Queryable, transferId: number): Promise<(BatchItemRow & { rail: RailName }) | undefined> {
-  const { rows } = await tx.query<BatchItemRow & { rail: RailName }>(
-    `select ${ITEM_COLUMNS.split(', ').map((column) => `i.${column}`).join(', ')}, b.rail
+export async function findItemForUpdate(
+  tx: Queryable, transferId: number,
+): Promise<(BatchItemRow & Pick<BatchRow, 'rail' | 'bank_batch_id'>) | undefined> {
+  const { rows } = await tx.query<BatchItemRow & Pick<BatchRow, 'rail' | 'bank_batch_id'>>(
+    `select ${ITEM_COLUMNS.split(', ').map((column) => `i.${column}`).join(', ')}, b.rail, b.bank_batch_id
        from transfer_batch_items i join transfer_batches b on b.id = i.batch_id
       where i.transfer_id = $1::bigint
         for update of i`,

@@ -72,6 +72,9 @@ export async function applyItemReport(db: Database, rail: RailName, report: Rail
   return db.transaction(async (tx) => {
     const item = await batchStore.findItemForUpdate(tx, transferId);
     if (!item || item.rail !== rail || railKey('batch', item.batch_id) !== report.batchId) return 'unknown_item';
+    // Our batch and item, but another of the bank's batches: a stale or forged word, not the bank's on this
+    // upload. (A batch whose upload's answer never came has no bank id to compare: the report is taken.)
+    if (item.bank_batch_id !== null && report.bankBatchId !== null && item.bank_batch_id !== report.bankBatchId) return 'unknown_item';
     // The first word decides even if a later one is the bank's: the callback is unsigned, but the bank has no
     // read of an item to check either against, and the account's history shows reconciliation which was true
     // (docs/rails.md, "The first word decides").

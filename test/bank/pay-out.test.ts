@@ -197,6 +197,22 @@ describe.each(databaseKinds())('Banco Económico pay-out on %s', (kind) => {
     expect(wrongSecret.status).toBe(404);
   });
 
+  it('refuses a word on our batch and item that names another of the bank\'s batches, and takes the one naming the upload\'s', async () => {
+    s.bank.setKnobs({ batchDecision: 'hold' });
+    const held = await transfer({ amount: 12 });
+    await runJob(s.t, 'bank-batch-payout');
+    const batch = bankBatchHolding(held.id)!;
+    const word = { batchId: batch.batchId, batchDetailId: `mps-transfer-${held.id}`, status: 'ACEP', transactionIdDebit: 77, transactionIdCredit: 'c-77' };
+    const otherBankBatch = Number(batch.bankBatchId) + 1000;
+    expect((await statusCallback({ ...word, bankBatchId: otherBankBatch })).body).toEqual({ responseCode: 1, message: 'unknown batchDetailId' });
+    expect(await read(held.id)).toMatchObject({ status: 'IN_TRANSIT' });
+    const item = async () => (await s.t.db.query('select outcome from transfer_batch_items where transfer_id = $1::bigint', [held.id])).rows[0];
+    expect(await item()).toEqual({ outcome: null });
+    expect((await statusCallback({ ...word, bankBatchId: batch.bankBatchId })).body).toEqual({ responseCode: 0, message: '' });
+    expect(await read(held.id)).toMatchObject({ status: 'COMPLETED' });
+    expect(await item()).toEqual({ outcome: 'accepted' });
+  });
+
   // The callback is unsigned and the bank offers no read of an item's status: a word that comes before the
   // bank's own (forged by whoever learnt the secret path, or a stale one) decides, and the bank's word is only
   // kept as the contradiction; the account's history shows the truth to reconciliation (reconciliation.test.ts).

@@ -51,6 +51,7 @@ export class BanecoPayOut implements BatchPayOut {
       kind: 'item',
       report: {
         batchId: status.batchId,
+        bankBatchId: status.bankBatchId,
         itemKey: status.batchDetailId,
         outcome: status.outcome,
         reason: status.reason === null ? null : this.client.cleanText(status.reason) || null,
