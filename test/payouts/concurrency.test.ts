@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as ledger from '../../src/ledger/service.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, twoInstances, type TestApp } from '../helpers/app.ts';
 import { describeOnPostgres } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { backendWaitingForLock } from '../helpers/row-locks.ts';
@@ -14,20 +14,18 @@ import { balanceOf } from '../transfers/helpers.ts';
 import { laPaz, payoutMerchant, runsOf, setSchedule, transferCount, transfersOf } from './helpers.ts';
 
 describeOnPostgres('scheduled payout races on %s', (kind) => {
+  const instances = twoInstances(kind, { plugins: [fixtureRoutes] });
   let first: TestApp;
   let second: TestApp;
-  beforeAll(async () => {
-    first = await startTestApp({ kind, plugins: [fixtureRoutes] });
-    // Separate pools: two service instances on one database, one clock.
-    second = await startTestApp({ kind, plugins: [fixtureRoutes], database: first.database, separatePool: true, clock: first.clock });
+  beforeAll(() => {
+    first = instances.first();
+    second = instances.second();
   });
+  // Registered after twoInstances' own: after-hooks run last-registered first, so before the instances close.
   afterAll(async () => {
-    if (first) {
-      const report = await ledger.checkLedger(first.db);
-      expect({ violations: report.violations, problems: report.problems }).toEqual({ violations: [], problems: [] });
-    }
-    await second?.close();
-    await first?.close();
+    if (!first) return;
+    const report = await ledger.checkLedger(first.db);
+    expect({ violations: report.violations, problems: report.problems }).toEqual({ violations: [], problems: [] });
   });
 
   /** Each instance's job (as its worker builds it), `loops` runs of it at once per instance, each until nothing is left. */

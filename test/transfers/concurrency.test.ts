@@ -1,26 +1,22 @@
 // Races that only PostgreSQL can prove (PGlite runs one transaction at a time).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import * as ledger from '../../src/ledger/service.ts';
 import { backgroundJobs } from '../../src/workers/jobs.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, twoInstances, type TestApp } from '../helpers/app.ts';
 import { describeOnPostgres } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { balanceOf, fundedMerchant, postTransfer, transferBody } from './helpers.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
 
 describeOnPostgres('transfer races on %s', (kind) => {
+  const instances = twoInstances(kind, { plugins: [fixtureRoutes] });
   let first: TestApp;
   let second: TestApp;
-  beforeAll(async () => {
-    first = await startTestApp({ kind, plugins: [fixtureRoutes] });
-    second = await startTestApp({ kind, plugins: [fixtureRoutes], database: first.database, separatePool: true, clock: first.clock });
-    // Separate pools: two service instances on one database.
-  });
-  afterAll(async () => {
-    await second?.close();
-    await first?.close();
+  beforeAll(() => {
+    first = instances.first();
+    second = instances.second();
   });
 
   it('30 concurrent transfers of 1.00 against a balance of 10.00: exactly 10 succeed, the balance ends at 0', async () => {
