@@ -49,7 +49,9 @@ async function sell(amount: number): Promise<void> {
   const qr = await client.simpleQrs.create({ business_code: businessCode, amount, description: 'Sale at the counter', qr_expiration: '+5m' });
   // A bank's QR whose image could not be decoded has no payload to draw: the hosted page shows its image.
   if (qr.qr_payload === null) console.log(`Scan the QR at ${qr.qr_url}`);
-  else console.log(await QRCode.toString(qr.qr_payload, { type: 'terminal', small: true }));
+  // On a terminal, ANSI colours give the symbol its dark-on-light contrast; into a pipe or a file, escape
+  // codes would be noise, so the same blocks are written as plain characters.
+  else console.log(await QRCode.toString(qr.qr_payload, process.stdout.isTTY ? { type: 'terminal', small: true } : { type: 'utf8' }));
   console.log(`QR ${qr.id}: Bs ${amount.toFixed(2)}, waiting for the payment (Ctrl+C cancels)…`);
 
   const giveUp = new AbortController();

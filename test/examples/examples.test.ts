@@ -87,6 +87,7 @@ describe('examples/pos', () => {
       pos.stdin.write('12,50\n');
       const shown = await untilOutput(pos, /QR ([0-9a-f-]{36}): Bs 12\.50, waiting/);
       expect(shown).toMatch(/[▀▄█]/); // the QR drawn with block characters
+      expect(shown).not.toContain('\u001b['); // and no colour codes: its output is a pipe here, not a terminal
       const qrId = /QR ([0-9a-f-]{36})/.exec(shown)![1]!;
       await client.sandbox.payQr(qrId, { account_number: '10000123454321', account_titular: 'Ana Pérez' });
       const receipt = await untilOutput(pos, /PAID ✓/);
