@@ -63,6 +63,12 @@ export interface SandboxPaymentInput {
   accountTitular?: string;
 }
 
+/**
+ * The test payer a sandbox payment is made by when a field is left out of the API's request, and the
+ * values the hosted form starts with: one payer, the same name in every language (it is data, not text).
+ */
+export const SANDBOX_PAYER_DEFAULTS = { sourceBank: 'Banco Sandbox', accountNumber: '10000123454321', accountTitular: 'Sandbox Payer' } as const;
+
 /** The sandbox's pretend payer: only the sandbox rail has one (its helpers and the pay page's form). */
 export interface SandboxPayer {
   toNotice(input: SandboxPaymentInput): PaymentNotice;

@@ -75,6 +75,18 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     expect((await t.request('GET', `/pay/${tokenOf(qr)}/status?x=1`)).status).toBe(422);
   });
 
+  it('starts the sandbox form with the payer the API pays with when a field is left out, the same name in both languages', async () => {
+    const qr = await createQr(t, merchant, { amount: 4 });
+    for (const token of [tokenOf(qr), `${tokenOf(qr)}?lang=en`]) {
+      const html = (await page(token)).text;
+      expect(html, token).toContain('name="account_titular" value="Sandbox Payer"');
+      expect(html, token).toContain('name="source_bank" value="Banco Sandbox"');
+    }
+    const paid = await pay(t, merchant, qr.id, {});
+    expect(paid.status).toBe(201);
+    expect(paid.text).toContain('"account_titular":"Sandbox Payer"');
+  });
+
   it('shows no payment feed of a multi-use QR: no count, no amounts, no ids, however many payers paid', async () => {
     const qr = await createQr(t, merchant, { is_multi_use: true, modify_amount: true, amount: 10, qr_expiration: '+1h' });
     const before = (await t.request('GET', `/pay/${tokenOf(qr)}/status`)).headers.get('etag')!;

@@ -52,7 +52,6 @@ export const en = {
   'pay.simulate.account_number': 'Account number',
   'pay.simulate.account_titular': 'Account holder',
   'pay.simulate.amount': 'Amount (Bs)',
-  'pay.simulate.default_titular': 'Sandbox Payer',
   'pay.simulate.submit': 'Simulate payment',
   'pay.form.source_bank': 'Enter the payer\'s bank (up to 100 characters).',
   'pay.form.account_number': 'Enter 4 to 30 digits.',

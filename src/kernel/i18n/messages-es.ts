@@ -52,7 +52,6 @@ export const es: Record<MessageKey, string> = {
   'pay.simulate.account_number': 'Número de cuenta',
   'pay.simulate.account_titular': 'Titular de la cuenta',
   'pay.simulate.amount': 'Monto (Bs)',
-  'pay.simulate.default_titular': 'Pagador de prueba',
   'pay.simulate.submit': 'Simular pago',
   'pay.form.source_bank': 'Escribe el banco del pagador (hasta 100 caracteres).',
   'pay.form.account_number': 'Escribe de 4 a 30 dígitos.',

@@ -6,6 +6,7 @@ import type { Centavos } from '../../money.ts';
 import { countdownMarkup } from '../../kernel/countdown.ts';
 import { escapeHtml } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
+import { SANDBOX_PAYER_DEFAULTS } from '../../rails/pay-in.ts';
 import { noticePage, pageShell } from '../../kernel/page-kit.ts';
 import type { PaymentRow, QrWithLastPayment } from '../store.ts';
 import { payPageScript } from './pay-page-script.ts';
@@ -124,9 +125,9 @@ function renderSimulateForm(locale: Locale, editable: boolean, suggestedCentavos
   <p class="muted">${locale.html('pay.simulate.note')}</p>
   ${errors._form ? `<p class="error" role="alert">${escapeHtml(errors._form)}</p>` : ''}
   <form method="post" action="${escapeHtml(locale.href(''))}" novalidate>
-  ${field('source_bank', locale.t('pay.simulate.source_bank'), 'autocomplete="off" maxlength="100" required', 'Banco Sandbox')}
-  ${field('account_number', locale.t('pay.simulate.account_number'), 'inputmode="numeric" autocomplete="off" maxlength="30" required', '10000123454321')}
-  ${field('account_titular', locale.t('pay.simulate.account_titular'), 'autocomplete="off" maxlength="140" required', locale.t('pay.simulate.default_titular'))}
+  ${field('source_bank', locale.t('pay.simulate.source_bank'), 'autocomplete="off" maxlength="100" required', SANDBOX_PAYER_DEFAULTS.sourceBank)}
+  ${field('account_number', locale.t('pay.simulate.account_number'), 'inputmode="numeric" autocomplete="off" maxlength="30" required', SANDBOX_PAYER_DEFAULTS.accountNumber)}
+  ${field('account_titular', locale.t('pay.simulate.account_titular'), 'autocomplete="off" maxlength="140" required', SANDBOX_PAYER_DEFAULTS.accountTitular)}
   ${editable ? field('amount', locale.t('pay.simulate.amount'), 'inputmode="decimal" autocomplete="off" required', suggestedCentavos === null ? '' : locale.amountInput(suggestedCentavos)) : ''}
   <button type="submit">${locale.html('pay.simulate.submit')}</button>
   </form>

@@ -2,10 +2,7 @@
 // refunds that the pretend bank pays back — except to an account ending in 0000, which fails with
 // ACCOUNT_CLOSED (as the sandbox pay-out fails transfers to -0000).
 import { FullAccountNumber, revealAccountNumber } from '../../masking.ts';
-import type { RefundRail, SandboxPayer } from '../pay-in.ts';
-
-/** The sandbox payer's name, in the API and on the hosted form alike. */
-export const SANDBOX_PAYER_NAME = 'Sandbox Payer';
+import { SANDBOX_PAYER_DEFAULTS, type RefundRail, type SandboxPayer } from '../pay-in.ts';
 
 export const sandboxPayer: SandboxPayer = {
   toNotice(input) {
@@ -14,9 +11,9 @@ export const sandboxPayer: SandboxPayer = {
       businessCode: input.businessCode,
       amountCentavos: input.amountCentavos,
       payer: {
-        sourceBank: input.sourceBank ?? 'Banco Sandbox',
-        accountNumber: new FullAccountNumber(input.accountNumber ?? '10000123454321'),
-        accountTitular: input.accountTitular ?? SANDBOX_PAYER_NAME,
+        sourceBank: input.sourceBank ?? SANDBOX_PAYER_DEFAULTS.sourceBank,
+        accountNumber: new FullAccountNumber(input.accountNumber ?? SANDBOX_PAYER_DEFAULTS.accountNumber),
+        accountTitular: input.accountTitular ?? SANDBOX_PAYER_DEFAULTS.accountTitular,
       },
       rail: 'sandbox',
       railReference: null,
