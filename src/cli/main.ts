@@ -30,7 +30,7 @@ import * as payouts from '../payouts/service.ts';
 import { toPayoutScheduleResource } from '../payouts/views.ts';
 import { ResolveRefundBody } from '../refunds/schemas.ts';
 import * as refunds from '../refunds/service.ts';
-import { configuredBanks } from '../transfers/banks.ts';
+import { bankNameLookup, configuredBanks } from '../transfers/banks.ts';
 import { resolveBatch } from '../transfers/batches.ts';
 import { BatchIdParams, ResolveBatchBody } from '../transfers/schemas.ts';
 import { toBatchResource } from '../transfers/views.ts';
@@ -143,7 +143,10 @@ function parseCommand(argv: string[], config: Config): Command {
     return async ({ config, db, clock }) => {
       await merchants.getMerchant(db, businessCode); // unknown: "merchant not found"
       const range = dayRange(query.from, query.to, config.serviceTimeZone, clock.now());
-      if (values.csv) return { stream: exportEntries(db, businessCode, range, toEntryCsvRow), exitCode: 0 };
+      if (values.csv) {
+        const bankName = bankNameLookup(configuredBanks(config));
+        return { stream: exportEntries(db, businessCode, range, (line, zone) => toEntryCsvRow(line, zone, bankName)), exitCode: 0 };
+      }
       return ok(toStatementView(await statementOf(db, businessCode, range)));
     };
   }

@@ -8,9 +8,11 @@ import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { dayRange, exportEntries, statementOf } from './statements.ts';
 import * as ledger from './service.ts';
+import { bankNameLookup, configuredBanks } from '../transfers/banks.ts';
 import { toBalanceView, toEntryCsvRow, toMovementView, toStatementView } from './views.ts';
 
 export const ledgerRoutes: CapabilityRoutes = async (app, { config, db, replica, clock }) => {
+  const bankName = bankNameLookup(configuredBanks(config));
   app.get('/api/v2/balance', {
     config: { auth: 'merchant' },
     schema: {
@@ -77,6 +79,6 @@ export const ledgerRoutes: CapabilityRoutes = async (app, { config, db, replica,
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="entries-${businessCode}-${range.from}-${range.to}.csv"`)
-      .send(exportEntries(replica.session(), businessCode, range, toEntryCsvRow));
+      .send(exportEntries(replica.session(), businessCode, range, (line, zone) => toEntryCsvRow(line, zone, bankName)));
   });
 };

@@ -101,10 +101,12 @@ export function toStatementView(statement: Statement) {
  * accountant's spreadsheet reads `-20.00`), the counterparty as the movement shows it (masked). Text as
  * stored: the export's writer makes every cell inert for spreadsheets (csv.ts).
  */
-export function toEntryCsvRow(line: EntryLine, zone: string): unknown[] {
+export function toEntryCsvRow(line: EntryLine, zone: string, bankName: (bankCode: number) => string | undefined): unknown[] {
   const snapshot = line.snapshot as Partial<PaymentSnapshot & TransferSnapshot> & { qr_id?: string; external_reference?: string };
+  // counterparty_bank is a bank's name on every row, as a payer's bank comes from the rail; a transfer's
+  // destination stores its code, named from the configured banks (the code itself if the list lost it).
   const counterparty = snapshot.destination
-    ? { bank: String(snapshot.destination.bank_code), account: snapshot.destination.account_number, name: snapshot.destination.account_titular }
+    ? { bank: bankName(snapshot.destination.bank_code) ?? String(snapshot.destination.bank_code), account: snapshot.destination.account_number, name: snapshot.destination.account_titular }
     : { bank: snapshot.details?.source_bank ?? null, account: snapshot.details?.account_number ?? null, name: snapshot.details?.account_titular ?? null };
   return [
     line.entry_id, line.posted_at.toISOString(), line.kind, formatCentavos(line.amount_centavos), formatCentavos(line.balance_after_centavos),

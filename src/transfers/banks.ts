@@ -41,6 +41,12 @@ export function configuredBanks(config: Config): readonly BankConfig[] {
   return config.banks ?? DEFAULT_BANKS;
 }
 
+/** A bank's name by its code, from `banks` (undefined for a code not in the list). */
+export function bankNameLookup(banks: readonly BankConfig[]): (bankCode: number) => string | undefined {
+  const names = new Map(banks.map((bank) => [bank.bankCode, bank.name]));
+  return (bankCode) => names.get(bankCode);
+}
+
 /** The wire form of GET /api/v2/banks. */
 export function toBankList(banks: readonly BankConfig[]) {
   return { data: banks.map((bank) => ({ bank_code: bank.bankCode, name: bank.name })) };

@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { dayRange, exportEntries } from '../../src/ledger/statements.ts';
 import { toEntryCsvRow } from '../../src/ledger/views.ts';
+import { bankNameLookup, configuredBanks } from '../../src/transfers/banks.ts';
 import { createQr, pay } from '../qr/qr-helpers.ts';
 
 const COLUMNS = [
@@ -135,7 +136,8 @@ describe.each(databaseKinds())('statements on %s', (kind) => {
       reference: 'Pedido 7, "rojo"', currency: 'BOB', counterparty_bank: 'Banco Unión', counterparty_account: '**********4321',
       counterparty_name: 'Ana Pérez', qr_id: String(ids.qr), payment_id: String(ids.payment), transfer_id: '', refund_id: '',
     });
-    expect(rows[1]).toMatchObject({ reference: 'Proveedor', counterparty_bank: '1014', counterparty_account: '**********5678', transfer_id: String(ids.transfer) });
+    // A bank's name on every row, a transfer's destination too (its code is in the transfer itself).
+    expect(rows[1]).toMatchObject({ reference: 'Proveedor', counterparty_bank: 'Banco de la Nación Argentina (sucursal Bolivia)', counterparty_account: '**********5678', transfer_id: String(ids.transfer) });
     expect(rows[3]).toMatchObject({ kind: 'transfer_return', transfer_id: String(ids.transfer) });
     expect(rows[4]).toMatchObject({ refund_id: String(ids.refund), payment_id: String(ids.payment), qr_id: String(ids.qr) });
     expect(rows[6]).toMatchObject({ refund_id: String(ids.lateRefund), payment_id: String(ids.latePayment) });
@@ -220,10 +222,11 @@ describe.each(databaseKinds())('statements on %s', (kind) => {
       expectInert(header!, records);
     });
 
-    it('is the same file from the CLI\'s writer (mps statement --csv runs exportEntries with toEntryCsvRow)', async () => {
+    it('is the same file from the CLI\'s writer (mps statement --csv runs exportEntries with toEntryCsvRow and the configured banks)', async () => {
       const range = dayRange('2026-11-22', '2026-11-22', t.config.serviceTimeZone, t.clock.now());
       let text = '';
-      for await (const chunk of exportEntries(t.db, shop.businessCode, range, toEntryCsvRow)) text += String(chunk);
+      const bankName = bankNameLookup(configuredBanks(t.config));
+      for await (const chunk of exportEntries(t.db, shop.businessCode, range, (line, zone) => toEntryCsvRow(line, zone, bankName))) text += String(chunk);
       expect(text).toBe(csv);
     });
   });
