@@ -36,7 +36,7 @@ export function createAppContext(base: BaseContext, options: ComposeOptions = {}
   const onBackgroundError = (error: unknown, what: string) => logBackgroundError(log ??= createLogger(config.logLevel), error, what);
   const renderThreads = new RenderThreads();
   const qrReads = new QrReadModel(base);
-  const publicLimiter = config.publicRateLimit ? new RateLimiter(config.publicRateLimit) : null;
+  const publicLimiter = config.publicRateLimit ? new RateLimiter(config.publicRateLimit, clock) : null;
   const keys = new KeyVerifier(db, clock, config.mode, publicLimiter, onBackgroundError);
   return {
     ...base,

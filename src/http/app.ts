@@ -121,12 +121,12 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     reply.header('X-Request-Id', request.id);
     done();
   });
-  const tokenLockout = new TokenLockout();
+  const tokenLockout = new TokenLockout(context.clock);
   attachRouteGuards(app, {
     verifier: context.keys,
     tokenLockout,
     metricsToken: config.metricsToken,
-    rateLimiter: config.rateLimit ? new RateLimiter(config.rateLimit) : null,
+    rateLimiter: config.rateLimit ? new RateLimiter(config.rateLimit, context.clock) : null,
     adminToken: config.adminToken,
     publicLimiter: context.publicLimiter,
     startupGate: options.startupGate,

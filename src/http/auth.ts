@@ -14,6 +14,13 @@ import { rateLimited, takeOrRefuse, type RateLimiter } from './rate-limit.ts';
 import type { TokenLockout } from './token-lockout.ts';
 import type { Clock } from '../time.ts';
 
+/**
+ * How long a verified key (or a key found unknown) is believed without asking the database. Measured on
+ * performance.now(), not the service clock the rate limits use: it bounds how stale this process may be
+ * about a revocation in real time — a test's TestClock, standing still, would keep an entry forever, and
+ * moving it by days would say nothing about staleness. A revocation clears it at once (NOTIFY); the 5 s
+ * are the bound should a notification be lost.
+ */
 const CACHE_TTL_MS = 5_000;
 const KEY_USE_WRITE_INTERVAL_MS = 60_000;
 /** Unknown keys remembered (hash only) so a client repeating one costs no lookup; past this many, forgotten. */
@@ -65,7 +72,7 @@ export class KeyVerifier {
     if (mode !== this.mode) return wrongModeError(mode, this.mode);
     if ((this.unknown.get(keyHash) ?? 0) > nowMs) return new ApiError('API_KEY_INVALID');
     const clientNetwork = clientNetworkOf(clientAddress);
-    const budget = this.unknownKeyLimiter?.peek(clientNetwork, nowMs);
+    const budget = this.unknownKeyLimiter?.peek(clientNetwork);
     if (budget && !budget.allowed) return rateLimited(budget);
     return this.lookUp(keyHash, clientNetwork);
   }
@@ -75,7 +82,7 @@ export class KeyVerifier {
     const principal = owner ? toPrincipal(owner) : null;
     if (!principal) {
       this.cache.delete(keyHash);
-      this.unknownKeyLimiter?.take(clientNetwork, performance.now());
+      this.unknownKeyLimiter?.take(clientNetwork);
       if (this.unknown.size >= MAX_REMEMBERED_UNKNOWN_KEYS) this.unknown.clear();
       this.unknown.set(keyHash, performance.now() + CACHE_TTL_MS);
       return new ApiError('API_KEY_INVALID');

@@ -4,6 +4,7 @@
 import type { FastifyReply } from 'fastify';
 import type { RateLimitConfig } from '../config.ts';
 import { ApiError } from '../kernel/errors.ts';
+import type { Clock } from '../time.ts';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -25,29 +26,46 @@ interface Bucket {
 /** Buckets idle long enough to be full again are dropped once the map holds this many. */
 const PRUNE_THRESHOLD = 10_000;
 
+/**
+ * Token buckets keyed by a string, refilled by the context's clock: the service clock, not
+ * performance.now(), so that a test's TestClock stands still unless the test moves it and a bucket is
+ * refilled only when the test says time passed — never because a loaded machine was slow.
+ *
+ * The service clock is a wall clock, and that is enough here; the Clock offers no monotonic reading:
+ * a step back (NTP) makes a negative elapsed time, clamped at 0 below, so the bucket is refilled by nothing
+ * for that one decision and counts on from the new reading — nobody is locked out — and a step forward
+ * refills it at most to its burst, once: one extra burst per key, or for the token lockout one network's
+ * chances back early, a step that a caller cannot cause. A second, monotonic time source in the Clock would
+ * be another thing for every clock (the tests' included) to keep in step with the first.
+ */
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
-  constructor(private readonly config: RateLimitConfig) {}
+  constructor(
+    private readonly config: RateLimitConfig,
+    private readonly clock: Clock,
+  ) {}
 
   /** Spends one token of `key` if there is one. */
-  take(key: string, nowMs: number): RateLimitDecision {
-    return this.decide(key, nowMs, true);
+  take(key: string): RateLimitDecision {
+    return this.decide(key, true);
   }
 
   /** Whether `key` has a token now, without spending it (a cost charged only if it turns out to be one). */
-  peek(key: string, nowMs: number): RateLimitDecision {
-    return this.decide(key, nowMs, false);
+  peek(key: string): RateLimitDecision {
+    return this.decide(key, false);
   }
 
-  private decide(key: string, nowMs: number, spend: boolean): RateLimitDecision {
+  private decide(key: string, spend: boolean): RateLimitDecision {
     const { ratePerSecond, burst } = this.config;
+    const nowMs = this.clock.now().getTime();
     let bucket = this.buckets.get(key);
     if (!bucket) {
       if (this.buckets.size >= PRUNE_THRESHOLD) this.pruneFullBuckets(nowMs);
       bucket = { tokens: burst, updatedAtMs: nowMs };
       this.buckets.set(key, bucket);
     }
+    // Clamped: a clock set back refills nothing (see the class comment).
     const elapsedSeconds = Math.max(0, nowMs - bucket.updatedAtMs) / 1000;
     bucket.tokens = Math.min(burst, bucket.tokens + elapsedSeconds * ratePerSecond);
     bucket.updatedAtMs = nowMs;
@@ -89,7 +107,7 @@ export function rateLimited(decision: RateLimitDecision): ApiError {
  * (with Retry-After) when the bucket is empty.
  */
 export function takeOrRefuse(limiter: RateLimiter, key: string, reply: FastifyReply): ApiError | undefined {
-  const decision = limiter.take(key, performance.now());
+  const decision = limiter.take(key);
   if (!decision.allowed) return rateLimited(decision);
   // Three calls rather than rateLimitHeaders(): no object per admitted request on the polling path.
   reply.header('RateLimit-Limit', decision.limit);

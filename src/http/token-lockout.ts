@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { clientNetworkOf } from '../ip.ts';
 import { ApiError } from '../kernel/errors.ts';
+import type { Clock } from '../time.ts';
 import { RateLimiter } from './rate-limit.ts';
 
 /** Wrong tokens a client network may send before it is locked out. */
@@ -15,10 +16,15 @@ export const TOKEN_FAILURES_ALLOWED = 10;
 export const TOKEN_LOCKOUT_MS = 15 * 60_000;
 
 export class TokenLockout {
-  private readonly chances = new RateLimiter({
-    ratePerSecond: TOKEN_FAILURES_ALLOWED / (TOKEN_LOCKOUT_MS / 1000),
-    burst: TOKEN_FAILURES_ALLOWED,
-  });
+  private readonly chances: RateLimiter;
+
+  /** `clock`: the context's, as for the rate limits (a chance comes back when the service clock says so). */
+  constructor(clock: Clock) {
+    this.chances = new RateLimiter({
+      ratePerSecond: TOKEN_FAILURES_ALLOWED / (TOKEN_LOCKOUT_MS / 1000),
+      burst: TOKEN_FAILURES_ALLOWED,
+    }, clock);
+  }
 
   /**
    * Admits a request whose `Authorization: Bearer` must be `token`: nothing when it is, else the refusal —
@@ -26,8 +32,7 @@ export class TokenLockout {
    */
   check(request: FastifyRequest, token: string, wrongToken: () => ApiError): ApiError | undefined {
     const network = clientNetworkOf(request.ip);
-    const now = performance.now();
-    const standing = this.chances.peek(network, now);
+    const standing = this.chances.peek(network);
     if (!standing.allowed) {
       // Retry-After only: the RateLimit-* headers describe the caller's request budget, which this is not.
       return new ApiError('RATE_LIMITED', {
@@ -37,7 +42,7 @@ export class TokenLockout {
     }
     if (isBearerAuthorization(request.headers.authorization, token)) return undefined;
     // Only a token sent is a guess: a scraper set up without one must not lock its network out.
-    if (request.headers.authorization !== undefined) this.chances.take(network, now);
+    if (request.headers.authorization !== undefined) this.chances.take(network);
     return wrongToken();
   }
 }

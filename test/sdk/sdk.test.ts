@@ -263,10 +263,13 @@ describe('the SDK over a rate limit', () => {
     const client = createClient({
       baseUrl: t.baseUrl,
       apiKey: merchant.apiKey,
-      // Watches the answers as they arrive, before the SDK decides to retry; sends them unchanged.
+      // Watches the answers as they arrive, before the SDK decides to retry; sends them unchanged. The
+      // bucket refills on the app's clock, which stands still: a 429 moves it on by its Retry-After, the
+      // time the SDK then waits.
       fetch: async (request) => {
         const response = await fetch(request);
         statuses.push(response.status);
+        if (response.status === 429) t.clock.advance(Number(response.headers.get('retry-after')) * 1000);
         return response;
       },
     });
