@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
-import { TOKEN_FAILURES_ALLOWED } from '../../src/http/token-lockout.ts';
+import { TOKEN_FAILURES_ALLOWED, TOKEN_LOCKOUT_MS } from '../../src/http/token-lockout.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-the-lockout-test-0123456789';
 
@@ -60,5 +60,24 @@ describe.each(databaseKinds())('wrong operator and metrics tokens on %s', (kind)
     const operator = '203.0.113.9';
     for (let i = 0; i < TOKEN_FAILURES_ALLOWED * 2; i++) expect((await admin(operator, ADMIN_TOKEN)).status).toBe(200);
     expect((await admin(operator, `one-wrong-${'z'.repeat(32)}`)).status).toBe(401);
+  });
+
+  it('gives a locked-out network a chance back every 90 s of the app\'s clock, and all of them in 15 minutes', async () => {
+    const guesser = '203.0.113.11';
+    const chanceMs = TOKEN_LOCKOUT_MS / TOKEN_FAILURES_ALLOWED;
+    for (let i = 0; i < TOKEN_FAILURES_ALLOWED; i++) expect((await admin(guesser, `guess-${i}-${'w'.repeat(32)}`)).status).toBe(401);
+    const locked = await admin(guesser, ADMIN_TOKEN);
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get('retry-after')).toBe(String(chanceMs / 1000));
+    t.clock.advance(chanceMs - 1_000);
+    expect((await admin(guesser, ADMIN_TOKEN)).status).toBe(429);
+    t.clock.advance(1_000);
+    // One chance: the right token spends nothing, a wrong one spends it.
+    expect((await admin(guesser, ADMIN_TOKEN)).status).toBe(200);
+    expect((await admin(guesser, `one-more-${'w'.repeat(32)}`)).status).toBe(401);
+    expect((await admin(guesser, ADMIN_TOKEN)).status).toBe(429);
+    t.clock.advance(TOKEN_LOCKOUT_MS);
+    for (let i = 0; i < TOKEN_FAILURES_ALLOWED; i++) expect((await admin(guesser, `again-${i}-${'w'.repeat(32)}`)).status).toBe(401);
+    expect((await admin(guesser, ADMIN_TOKEN)).status).toBe(429);
   });
 });
