@@ -36,7 +36,8 @@ const PRUNE_THRESHOLD = 10_000;
  * for that one decision and counts on from the new reading — nobody is locked out — and a step forward
  * refills it at most to its burst, once: one extra burst per key, or for the token lockout one network's
  * chances back early, a step that a caller cannot cause. A second, monotonic time source in the Clock would
- * be another thing for every clock (the tests' included) to keep in step with the first.
+ * be another thing for every clock (the tests' included) to keep in step with the first. Reading it makes
+ * a Date per decision, about what a performance.now() costs: small beside the request it decides.
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
