@@ -7,6 +7,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
+import { backupDataDir, BackupError, restoreDataDir } from '../db/backup.ts';
 import { DataDirInUseError } from '../db/lock-file.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
@@ -86,6 +87,12 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
                                             what the merchants' fees earned, by day and by merchant, and the
                                             activation fees apart (docs/fees.md); --csv: one row per day and
                                             merchant
+  backup --to FILE                          embedded database only: write a copy of DATA_DIR to FILE (a new
+                                            file; gzip tarball); refused while the service has DATA_DIR open
+  restore --from FILE                       embedded database only: restore such a copy into DATA_DIR, which
+                                            must be new or empty; refused while DATA_DIR is open, and a file
+                                            that is not a backup is refused with nothing written
+                                            (docs/backups.md; with DATABASE_URL use pg_dump or pg_basebackup)
 
 The database is the service's: DATABASE_URL (PostgreSQL) or the embedded one in DATA_DIR. An embedded
 database can be open in one process only: stop the service before using the CLI on it.`;
@@ -97,6 +104,8 @@ class UsageError extends Error {}
 type Result = { output: unknown; exitCode: number } | { stream: Readable; exitCode: number };
 /** A command whose arguments have been checked, ready to run on the database. */
 type Command = (context: AppContext) => Promise<Result>;
+/** A command on the embedded database's files (backup, restore): it takes DATA_DIR's lock itself, no database opened. */
+interface FileCommand { files: () => Promise<{ output: unknown; exitCode: number }> }
 
 const ok = (output: unknown): Result => ({ output, exitCode: 0 });
 
@@ -104,7 +113,7 @@ const ok = (output: unknown): Result => ({ output, exitCode: 0 });
  * Reads the command line into a Command, checking every argument before any database is opened: a typo
  * answers at once, without creating, migrating or locking an embedded database.
  */
-function parseCommand(argv: string[], config: Config): Command {
+function parseCommand(argv: string[], config: Config): Command | FileCommand {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -135,6 +144,21 @@ function parseCommand(argv: string[], config: Config): Command {
   });
   const command = positionals.join(' ');
   const [noun, verb, third, fourth] = positionals;
+
+  if (noun === 'backup' || noun === 'restore') {
+    if (verb !== undefined) throw new UsageError(`${noun} takes no argument but ${noun === 'backup' ? '--to FILE' : '--from FILE'}`);
+    const file = noun === 'backup' ? values.to : values.from;
+    if (!file) throw new UsageError(noun === 'backup' ? 'backup needs --to FILE' : 'restore needs --from FILE');
+    const target = config.database;
+    if (target.kind !== 'pglite') {
+      throw new UsageError(target.kind === 'postgres'
+        ? `${noun} is for the embedded database (DATA_DIR); on PostgreSQL (DATABASE_URL) use pg_dump/pg_restore or pg_basebackup with WAL archiving (docs/backups.md)`
+        : `${noun} is for the embedded database in DATA_DIR; memory:// keeps nothing to back up`);
+    }
+    return noun === 'backup'
+      ? { files: async () => ({ output: await backupDataDir(target.dataDir, file), exitCode: 0 }) }
+      : { files: async () => ({ output: await restoreDataDir(file, target.dataDir), exitCode: 0 }) };
+  }
 
   if (noun === 'statement') {
     if (third !== undefined) throw new UsageError('statement takes one BUSINESS_CODE');
@@ -400,7 +424,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return argv.length === 0 ? 1 : 0;
   }
-  let command: Command;
+  let command: Command | FileCommand;
   let config: Config;
   try {
     // The configuration first: a command's options may be checked against it (a payout account's bank).
@@ -416,6 +440,19 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     throw error;
+  }
+  if ('files' in command) {
+    try {
+      const result = await command.files();
+      process.stdout.write(`${JSON.stringify(result.output, null, 2)}\n`);
+      return result.exitCode;
+    } catch (error) {
+      if (error instanceof DataDirInUseError || error instanceof BackupError) {
+        process.stderr.write(`mps: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    }
   }
   let db: Database;
   try {

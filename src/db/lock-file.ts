@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const LOCK_FILE_NAME = 'mps.lock';
+export const LOCK_FILE_NAME = 'mps.lock';
 
 export class DataDirInUseError extends Error {
   constructor(readonly dataDir: string, readonly pid: number) {

@@ -27,9 +27,10 @@ export class ReentrantQueryError extends Error {
   }
 }
 
-/** The embedded adapter, which can also snapshot its data directory (for `loadDataDir`). */
+/** The embedded adapter, which can also snapshot its data directory (for `loadDataDir`, and `mps backup`). */
 export interface PgliteDatabase extends Database {
-  dumpDataDir(): Promise<Blob>;
+  /** A tarball of the data directory, taken between two statements (none runs meanwhile); gzip-compressed if asked. */
+  dumpDataDir(compression?: 'none' | 'gzip'): Promise<Blob>;
 }
 
 export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDatabase> {
@@ -115,7 +116,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteDat
       await notifier.flush();
       await pglite.close();
     },
-    dumpDataDir: () => pglite.dumpDataDir('none'),
+    dumpDataDir: (compression = 'none') => pglite.dumpDataDir(compression),
   };
   return database;
 }
