@@ -151,7 +151,8 @@ function parseCommand(argv: string[], config: Config): Command | FileCommand {
     if (!file) throw new UsageError(noun === 'backup' ? 'backup needs --to FILE' : 'restore needs --from FILE');
     const target = config.database;
     if (target.kind !== 'pglite') {
-      throw new UsageError(target.kind === 'postgres'
+      // Not a mistyped command: no hint to read --help.
+      throw new BackupError(target.kind === 'postgres'
         ? `${noun} is for the embedded database (DATA_DIR); on PostgreSQL (DATABASE_URL) use pg_dump/pg_restore or pg_basebackup with WAL archiving (docs/backups.md)`
         : `${noun} is for the embedded database in DATA_DIR; memory:// keeps nothing to back up`);
     }
@@ -437,6 +438,10 @@ async function main(argv: string[]): Promise<number> {
     }
     if (error instanceof UsageError || isParseArgsError(error)) {
       process.stderr.write(`mps: ${(error as Error).message} (run "npm run mps -- --help" for the commands)\n`);
+      return 1;
+    }
+    if (error instanceof BackupError) {
+      process.stderr.write(`mps: ${error.message}\n`);
       return 1;
     }
     throw error;

@@ -32,6 +32,7 @@ export interface BackupOutcome {
 export async function backupDataDir(dataDir: string, file: string): Promise<BackupOutcome> {
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) throw new BackupError(`there is no embedded database in ${dataDir} to back up`);
   if (fs.existsSync(file)) throw new BackupError(`${file} already exists: back up to a new file`);
+  if (!fs.existsSync(path.dirname(path.resolve(file)))) throw new BackupError(`the folder of ${file} does not exist`);
   const release = acquireDataDirLock(dataDir, 'backup');
   const partial = `${file}.partial-${process.pid}`;
   try {
@@ -45,14 +46,18 @@ export async function backupDataDir(dataDir: string, file: string): Promise<Back
       await db.close();
     }
     const bytes = Buffer.from(await tarball.arrayBuffer());
-    const handle = fs.openSync(partial, 'wx', 0o600);
     try {
-      fs.writeSync(handle, bytes);
-      fs.fsyncSync(handle);
-    } finally {
-      fs.closeSync(handle);
+      const handle = fs.openSync(partial, 'wx', 0o600);
+      try {
+        fs.writeSync(handle, bytes);
+        fs.fsyncSync(handle);
+      } finally {
+        fs.closeSync(handle);
+      }
+      fs.renameSync(partial, file);
+    } catch (error) {
+      throw new BackupError(`cannot write ${file}: ${firstLine(error)}`);
     }
-    fs.renameSync(partial, file);
     return { file: path.resolve(file), bytes: bytes.length, data_dir: dataDir };
   } catch (error) {
     fs.rmSync(partial, { force: true });

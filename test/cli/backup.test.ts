@@ -85,7 +85,7 @@ describe('mps backup and restore of an embedded DATA_DIR', { timeout: CLI_TIMEOU
     }
   });
 
-  it('once the service stopped, backup writes the file and prints where and how large; a second backup to the same file is refused', async () => {
+  it('once the service stopped, backup writes the file and prints where and how large; a second backup to the same file, or one into a missing folder, is refused', async () => {
     const result = await runCli(['backup', '--to', backupFile], { DATA_DIR: dataDir });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
@@ -96,6 +96,10 @@ describe('mps backup and restore of an embedded DATA_DIR', { timeout: CLI_TIMEOU
     const again = await runCli(['backup', '--to', backupFile], { DATA_DIR: dataDir });
     expect(again.exitCode).toBe(1);
     expect(linesOf(again.stderr)).toEqual([`mps: ${backupFile} already exists: back up to a new file`]);
+    const nowhere = path.join(root, 'no-such-folder', 'backup.tar.gz');
+    const unwritable = await runCli(['backup', '--to', nowhere], { DATA_DIR: dataDir });
+    expect(unwritable.exitCode).toBe(1);
+    expect(linesOf(unwritable.stderr)).toEqual([`mps: the folder of ${nowhere} does not exist`]);
 
     const check = await runCli(['ledger', 'check'], { DATA_DIR: dataDir });
     expect(check.exitCode).toBe(0);
@@ -180,7 +184,7 @@ describe('mps backup and restore of an embedded DATA_DIR', { timeout: CLI_TIMEOU
     for (const args of [['backup', '--to', path.join(root, 'pg.tar.gz')], ['restore', '--from', backupFile]]) {
       const result = await runCli(args, { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
       expect(result.exitCode).toBe(1);
-      expect(linesOf(result.stderr)).toEqual([expect.stringMatching(/^mps: (backup|restore) is for the embedded database \(DATA_DIR\); on PostgreSQL \(DATABASE_URL\) use pg_dump\/pg_restore or pg_basebackup/)]);
+      expect(linesOf(result.stderr)).toEqual([expect.stringMatching(/^mps: (backup|restore) is for the embedded database \(DATA_DIR\); on PostgreSQL \(DATABASE_URL\) use pg_dump\/pg_restore or pg_basebackup .*\(docs\/backups\.md\)$/)]);
     }
     expect(fs.existsSync(path.join(root, 'pg.tar.gz'))).toBe(false);
   });
