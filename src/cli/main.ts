@@ -88,10 +88,10 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
                                             activation fees apart (docs/fees.md); --csv: one row per day and
                                             merchant
   backup --to FILE                          embedded database only: write a copy of DATA_DIR to FILE (a new
-                                            file; gzip tarball); refused while the service has DATA_DIR open
+                                            file; gzip tarball); exit 1 while the service has DATA_DIR open
   restore --from FILE                       embedded database only: restore such a copy into DATA_DIR, which
-                                            must be new or empty; refused while DATA_DIR is open, and a file
-                                            that is not a backup is refused with nothing written
+                                            must be new or empty; exit 1, nothing written, while DATA_DIR is
+                                            open or when FILE is not such a backup
                                             (docs/backups.md; with DATABASE_URL use pg_dump or pg_basebackup)
 
 The database is the service's: DATABASE_URL (PostgreSQL) or the embedded one in DATA_DIR. An embedded

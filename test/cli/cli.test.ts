@@ -45,7 +45,7 @@ describe('mps CLI without a database', { timeout: CLI_TIMEOUT_MS }, () => {
     const result = await runCli(['--help'], { DATA_DIR: dataDir });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe('');
-    for (const command of ['migrate', 'partner create', 'merchant create', 'merchant update', 'merchant pricing', 'key create', 'key revoke', 'ledger check']) {
+    for (const command of ['migrate', 'partner create', 'merchant create', 'merchant update', 'merchant pricing', 'key create', 'key revoke', 'ledger check', 'backup --to', 'restore --from']) {
       expect(result.stdout, command).toContain(command);
     }
     expect(fs.existsSync(dataDir)).toBe(false);
