@@ -1,12 +1,13 @@
-// decodeBankQrImage (src/qr/bank-image.ts): the text a bank's PNG encodes, or null — never a throw. Clean
-// renderings are read the short way (the symbol sampled to one pixel a module for jsQR); whatever that
-// cannot read goes the plain way (pngjs, jsQR over every pixel, both polarities), so images the short way
-// declines still decode, and hostile files answer null.
+// decodeBankQrImage (src/qr/bank-image.ts): the text a bank's PNG encodes, or null — never a throw. A clean
+// rendering is read the pure way (its module grid from the symbol's extent, ZXing's decoder on the modules),
+// dark on light or light on dark; what that cannot read goes to ZXing's ordinary reader (finder-pattern
+// search), so images the pure way declines still decode, and hostile files answer null. Every read is
+// compared with the text the image was made of, character for character.
 import { crc32, deflateSync } from 'node:zlib';
 import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
-import { decodeBankQrImage, decodeRedrawn } from '../../src/qr/bank-image.ts';
+import { decodeBankQrImage, decodePure } from '../../src/qr/bank-image.ts';
 import { renderQrPng } from '../../src/qr/png.ts';
 import { emvPayload, qrPngBase64 } from '../../simulators/baneco/emv.ts';
 
@@ -49,43 +50,105 @@ describe('decodeBankQrImage', () => {
     expect(decodeBankQrImage(base64(await qrcodePng(PAYLOAD)))).toBe(PAYLOAD);
     expect(decodeBankQrImage(base64(await qrcodePng(PAYLOAD, { rendererOpts: { colorType: 0 } } as QRCode.QRCodeToBufferOptions)))).toBe(PAYLOAD); // 8-bit grey
     expect(decodeBankQrImage(base64(renderQrPng(PAYLOAD)))).toBe(PAYLOAD);
-    // All four the short way: the speed of QR creation through a bank rests on it (bench/bank.ts).
-    expect(decodeRedrawn(Buffer.from(await qrPngBase64(PAYLOAD), 'base64'))).toBe(PAYLOAD);
-    expect(decodeRedrawn(await qrcodePng(PAYLOAD))).toBe(PAYLOAD);
-    expect(decodeRedrawn(await qrcodePng(PAYLOAD, { rendererOpts: { colorType: 0 } } as QRCode.QRCodeToBufferOptions))).toBe(PAYLOAD);
-    expect(decodeRedrawn(renderQrPng(PAYLOAD))).toBe(PAYLOAD);
+    // All four the pure way: the speed of QR creation through a bank rests on it (bench/bank.ts, bench/qr-decode.ts).
+    expect(decodePure(Buffer.from(await qrPngBase64(PAYLOAD), 'base64'))).toBe(PAYLOAD);
+    expect(decodePure(await qrcodePng(PAYLOAD))).toBe(PAYLOAD);
+    expect(decodePure(await qrcodePng(PAYLOAD, { rendererOpts: { colorType: 0 } } as QRCode.QRCodeToBufferOptions))).toBe(PAYLOAD);
+    expect(decodePure(renderQrPng(PAYLOAD))).toBe(PAYLOAD);
   });
 
-  it('decodes symbols of every size the bank may draw, at scales the short way takes and declines', async () => {
+  it('reads every symbol size the simulator draws the pure way, at its fractional scales (5.2–6.5 pixels a module)', async () => {
+    // ZXing's own pure mode (PURE_BARCODE) counts the modules from the finder's diagonal and read none of the
+    // 49-module images; the count from the symbol's width must read them all.
+    const sizes = new Set<number>();
+    for (let n = 0; n < 40; n++) {
+      const payload = emvPayload({ qrId: String(21061401016000000003n + BigInt(n)), currency: n % 2 === 0 ? 'BOB' : 'USD', amount: 1 + n * 37.13, dueDate: '2026-12-31', merchantName: `COMERCIO ${'X'.repeat(n % 25)}`, description: `Order ${'Y'.repeat(n)}` });
+      sizes.add(QRCode.create(payload, { errorCorrectionLevel: 'M' }).modules.size);
+      const png = await qrPngBase64(payload);
+      expect(decodePure(Buffer.from(png, 'base64')), payload).toBe(payload);
+      expect(decodeBankQrImage(png), payload).toBe(payload);
+    }
+    expect([...sizes].sort()).toEqual([41, 45, 49]);
+  });
+
+  it('gives back the bank\'s UTF-8 text exactly: accents, eñe, a character outside the BMP', async () => {
+    // The simulator writes ASCII only; a bank may not. qrcode encodes a string as UTF-8 bytes, as a bank would.
+    const text = PAYLOAD.replace('COMERCIO DEMO', 'CAFÉ ÑANDÚ').replace('Order 42', 'Pedido nº 7 😀');
+    expect(text).not.toBe(PAYLOAD);
+    const decoded = decodeBankQrImage(base64(await qrcodePng(text)));
+    expect(decoded).toBe(text);
+    expect(Buffer.from(decoded!, 'utf8').equals(Buffer.from(text, 'utf8'))).toBe(true);
+    // Bytes that are not UTF-8 (Latin-1 "CAFÉ") are still read as UTF-8, as the bank's text is specified:
+    // ZXing's own guess from the bytes would make them ISO-8859-1 here (or Shift_JIS elsewhere).
+    const latin1 = await qrcodePng([{ data: Buffer.from('CAFÉ', 'latin1'), mode: 'byte' }] as unknown as string);
+    expect(decodeBankQrImage(base64(latin1))).toBe('CAF\ufffd');
+  });
+
+  it('decodes symbols of every size the bank may draw, whole and fractional scales, the pure way', async () => {
     for (const length of [1, 20, 100, 184, 300, 600]) {
       const text = Array.from({ length }, (_, i) => String.fromCharCode(33 + ((i * 7 + length) % 90))).join('');
       for (const width of [300, 450]) {
         const png = await qrcodePng(text, { width });
         expect(decodeBankQrImage(base64(png)), `${length} characters, ${width} px`).toBe(text);
-        // The short way takes modules of 3 pixels and more (600 characters in 300 px: 2.97).
-        const modules = QRCode.create(text, { errorCorrectionLevel: 'M' }).modules.size;
-        if (width / (modules + 8) >= 3) expect(decodeRedrawn(png), `${length} characters, ${width} px, the short way`).toBe(text);
+        expect(decodePure(png), `${length} characters, ${width} px, the pure way`).toBe(text);
       }
     }
-    // Under 3 pixels a module: left to the plain way, which reads it as before.
-    const small = 'A'.repeat(120);
-    const png = await qrcodePng(small, { width: 100, margin: 1, errorCorrectionLevel: 'L' });
-    expect(decodeRedrawn(png)).toBeUndefined();
-    expect(decodeBankQrImage(base64(png))).toBe(small);
+    // Whole scales: qrcode's `scale` (no width), 2 to 5 pixels a module.
+    for (const scale of [2, 3, 5]) expect(decodePure(await qrcodePng(PAYLOAD, { width: undefined, scale } as QRCode.QRCodeToBufferOptions)), `scale ${scale}`).toBe(PAYLOAD);
   });
 
-  it('decodes what the short way declines: light modules on dark, a mark beside the symbol', async () => {
-    // The short way again first, so that a later call cannot inherit its options (jsQR keeps a call's options).
-    expect(decodeBankQrImage(await qrPngBase64(PAYLOAD))).toBe(PAYLOAD);
+  it('leaves to ZXing\'s ordinary reader what the pure way declines: modules under two pixels', async () => {
+    const text = Array.from({ length: 600 }, (_, i) => String.fromCharCode(33 + ((i * 7 + 600) % 90))).join('');
+    const png = await qrcodePng(text, { width: 200 }); // 93 modules and the margin in 200 px: 1.98 a module
+    expect(decodePure(png)).toBeUndefined();
+    expect(decodeBankQrImage(base64(png))).toBe(text);
+  });
+
+  it('decodes light modules on dark and a symbol with a caption under it, the pure way', async () => {
     const inverted = await qrcodePng(PAYLOAD, { color: { dark: '#ffffffff', light: '#000000ff' } });
-    expect(decodeRedrawn(inverted)).toBeUndefined();
+    expect(decodePure(inverted)).toBe(PAYLOAD);
     expect(decodeBankQrImage(base64(inverted))).toBe(PAYLOAD);
     const marked = repainted(await qrcodePng(PAYLOAD), (image) => {
       // A dark bar in the bottom margin, as a caption would be: the dark pixels' box is no longer the symbol.
       for (let y = 285; y < 290; y++) for (let x = 40; x < 260; x++) image.data.fill(0, (y * image.width + x) * 4, (y * image.width + x) * 4 + 3);
     });
-    expect(decodeRedrawn(marked)).toBeUndefined();
+    expect(decodePure(marked)).toBe(PAYLOAD);
     expect(decodeBankQrImage(base64(marked))).toBe(PAYLOAD);
+  });
+
+  it('reads a PNG of a kind png-read.ts leaves to pngjs (16 bits a sample)', async () => {
+    const image = PNG.sync.read(await qrcodePng(PAYLOAD));
+    const deep = new PNG({ width: image.width, height: image.height, bitDepth: 16 });
+    const samples = new Uint16Array(image.data.length);
+    for (let i = 0; i < samples.length; i++) samples[i] = image.data[i]! * 257;
+    deep.data = Buffer.from(samples.buffer);
+    const png = PNG.sync.write(deep, { bitDepth: 16 });
+    expect(png[24]).toBe(16); // the IHDR's bit depth
+    expect(decodePure(png)).toBeUndefined(); // png-read.ts does not read it
+    expect(decodeBankQrImage(base64(png))).toBe(PAYLOAD);
+  });
+
+  it('never answers another text for a damaged symbol: a module flipped is corrected, too many are refused', async () => {
+    const image = PNG.sync.read(await qrcodePng(PAYLOAD));
+    const modules = QRCode.create(PAYLOAD, { errorCorrectionLevel: 'M' }).modules.size;
+    const scale = 300 / (modules + 8);
+    /** `png` with the modules at (column, row) painted the other colour. */
+    const flipped = (cells: Array<[number, number]>) => repainted(PNG.sync.write(image), (copy) => {
+      for (const [column, row] of cells) {
+        for (let y = Math.ceil((row + 4) * scale); y < Math.floor((row + 5) * scale); y++) {
+          for (let x = Math.ceil((column + 4) * scale); x < Math.floor((column + 5) * scale); x++) {
+            const at = (y * copy.width + x) * 4;
+            copy.data.fill(copy.data[at]! < 128 ? 255 : 0, at, at + 3);
+          }
+        }
+      }
+    });
+    // Modules of the data region, away from the finder, timing and alignment patterns.
+    expect(decodePure(flipped([[20, 12], [25, 14]]))).toBe(PAYLOAD);
+    // A third of the data region (every third module, diagonally): far past what level M corrects.
+    const many: Array<[number, number]> = [];
+    for (let row = 9; row < modules - 9; row++) for (let column = 9; column < modules - 9; column++) if ((row + column) % 3 === 0) many.push([column, row]);
+    expect(decodeBankQrImage(base64(flipped(many)))).toBeNull();
   });
 
   it('answers null for an image without a QR symbol: white, black, noise, a lone square', () => {
