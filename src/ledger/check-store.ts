@@ -1,5 +1,7 @@
 // SQL of the ledger check (docs/journal.md#the-ledger-check): each query recomputes one thing from the
-// journal or the domain tables and returns only what disagrees, at most PROBLEM_LIMIT rows.
+// journal or the movements and returns only what disagrees, at most PROBLEM_LIMIT rows. Only the ledger's
+// own tables are read (test/db/sql-layers.test.ts): whether a transfer's row agrees with its movement's
+// state is the transfers module's to say, above the ledger.
 import type { Queryable } from '../db/database.ts';
 import type { Centavos } from '../money.ts';
 
@@ -7,7 +9,8 @@ const PROBLEM_LIMIT = 100;
 
 /** One disagreement the check found: which proof failed, for which merchant, and the numbers. */
 export interface LedgerProblem {
-  check: 'entry_balanced' | 'account_balance' | 'running_balance' | 'movement_journal' | 'statement_bucket' | 'movement_days';
+  check: 'entry_balanced' | 'account_balance' | 'running_balance' | 'movement_journal' | 'statement_bucket' | 'movement_days'
+    | 'movement_states';
   business_code: number;
   detail: string;
 }
@@ -204,6 +207,43 @@ export async function findMovementDayMismatches(tx: Queryable): Promise<LedgerPr
        full join recomputed r on r.business_code = d.business_code and r.type = d.type and r.day = d.day
       where d.movement_count is distinct from r.movement_count
       order by 2, coalesce(d.day, r.day), coalesce(d.type, r.type)
+      limit ${PROBLEM_LIMIT}`,
+  );
+  return rows;
+}
+
+/**
+ * Movement states (migration 025) that do not fit their movements: a transfer or refund movement without its
+ * state (its status would read as none), a state of the wrong kind for its movement's type (a payment's
+ * names a payment, a transfer's a transfer, a refund's a refund; a fee has none of its own), a payment,
+ * transfer or refund recorded by two movements, or a fee charged on anything but a payment or transfer
+ * (it shows that movement's state). A payment movement may have no state: the ledger credits it COMPLETED
+ * by its type, and its payment id is then read from nowhere (a credit posted below the QR capability).
+ */
+export async function findMovementStateMismatches(tx: Queryable): Promise<LedgerProblem[]> {
+  const { rows } = await tx.query<LedgerProblem>(
+    `with found as (
+       select m.business_code, m.id,
+              case
+                when s.movement_id is null and m.type in ('transfer', 'refund') then 'has no state'
+                when s.movement_id is not null and m.type = 'fee' then 'is a fee with a state of its own'
+                when s.movement_id is not null and ((m.type = 'payment') <> (s.payment_id is not null)
+                  or (m.type = 'transfer') <> (s.transfer_id is not null) or (m.type = 'refund') <> (s.refund_id is not null))
+                  then format('has the state of a %s', case when s.payment_id is not null then 'payment'
+                                                            when s.transfer_id is not null then 'transfer' else 'refund' end)
+                when m.type = 'fee' and c.type not in ('payment', 'transfer') then format('is charged on a %s movement', c.type)
+                when count(*) over (partition by s.payment_id, s.transfer_id, s.refund_id) > 1 and s.movement_id is not null
+                  then format('records %s, as another movement does',
+                              coalesce('payment ' || s.payment_id, 'transfer ' || s.transfer_id, 'refund ' || s.refund_id))
+              end as problem, m.type
+         from movements m
+         left join movement_states s on s.movement_id = m.id
+         left join movements c on c.id = m.fee_of
+     )
+     select 'movement_states' as check, business_code, format('%s movement %s %s', type, id, problem) as detail
+       from found
+      where problem is not null
+      order by business_code, id
       limit ${PROBLEM_LIMIT}`,
   );
   return rows;

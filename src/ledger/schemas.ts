@@ -16,7 +16,7 @@ export const LedgerCheckSchema = Type.Object({
   balances_checked: Type.Integer(),
   entries_checked: Type.Integer(),
   problems: Type.Array(Type.Object({
-    check: StringEnum(['entry_balanced', 'account_balance', 'running_balance', 'movement_journal', 'statement_bucket', 'movement_days']),
+    check: StringEnum(['entry_balanced', 'account_balance', 'running_balance', 'movement_journal', 'statement_bucket', 'movement_days', 'movement_states']),
     business_code: Type.Integer(),
     detail: Type.String(),
   }), { description: 'What the journal, the balance heads, the movements, the statement buckets and the per-day movement counts disagree on (at most 100 per proof)' }),

@@ -194,7 +194,8 @@ export interface LedgerReport {
  * The ledger check: every entry balanced; every account's postings sum to its head and each posting's
  * balance_after is its running sum; the invariant of docs/api-reference.md#balance-invariant; every
  * movement agrees with its journal entries; every statement bucket with its postings; every per-day
- * movement count with the movements of its day. Empty lists mean the books close. Every query reads one
+ * movement count with the movements of its day; every transfer and refund movement has its state, of its
+ * kind. Empty lists mean the books close. Every query reads one
  * REPEATABLE READ snapshot, so a payment committed while the check runs can never look like a
  * disagreement.
  */
@@ -216,6 +217,7 @@ async function checkInSnapshot(tx: Transaction): Promise<LedgerReport> {
     ...await checks.findMovementJournalMismatches(tx),
     ...await checks.findBucketMismatches(tx),
     ...await checks.findMovementDayMismatches(tx),
+    ...await checks.findMovementStateMismatches(tx),
   ];
   return { balancesChecked, entriesChecked, violations, problems };
 }

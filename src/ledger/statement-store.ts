@@ -84,14 +84,14 @@ export async function entryLinesAfter(
 ): Promise<EntryLine[]> {
   const { rows } = await tx.query<EntryLine>(
     `select p.entry_id, p.posted_at, e.kind, p.amount_centavos, p.balance_after_centavos, m.reference, m.snapshot,
-            coalesce(qp.id, (m.snapshot -> 'details' ->> 'payment_id')::bigint) as payment_id, t.id as transfer_id, r.id as refund_id
+            coalesce(s.payment_id, (m.snapshot -> 'details' ->> 'payment_id')::bigint) as payment_id, s.transfer_id,
+            case when m.fee_of is null then s.refund_id end as refund_id
        from journal_postings p
        join journal_entries e on e.id = p.entry_id
        join movements m on m.id = e.movement_id
-       -- a fee's entry names the payment or transfer it was charged on (migration 023)
-       left join qr_payments qp on qp.movement_id = coalesce(m.fee_of, m.id)
-       left join transfers t on t.movement_id = coalesce(m.fee_of, m.id)
-       left join refunds r on r.movement_id = m.id
+       -- the ledger's own record of what a movement is (migration 025): a fee's entry names the payment or
+       -- transfer it was charged on (023), a refund's the payment it gives back from its snapshot
+       left join movement_states s on s.movement_id = coalesce(m.fee_of, m.id)
       where p.business_code = $1::bigint and p.account = 'available'
         and p.posted_at >= $2::timestamptz and p.posted_at < $3::timestamptz and p.entry_id <= $4::bigint
         ${after ? 'and (p.posted_at, p.entry_id) > ($6::timestamptz, $7::bigint)' : ''}

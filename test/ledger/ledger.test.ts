@@ -668,6 +668,74 @@ describe.each(databaseKinds())('ledger on %s', (kind) => {
       expect((await room.check()).problems).toEqual([]);
     });
 
+    it('catches a movement state that does not fit its movement: a transfer without one, a fee with its own, a payment\'s of the wrong kind, one transfer recorded twice', async () => {
+      const merchant = await room.newMerchant();
+      const paid = await room.credit(merchant, 1_000, T0, 30);
+      const debited = await room.debit(merchant, 300);
+      const other = await room.debit(merchant, 200);
+      const { rows: [fee] } = await database.db.query<{ id: number }>('select id from movements where fee_of = $1::bigint', [paid.id]);
+      const transferOfMovement = async (movementId: number) => (await database.db.query<{ id: number }>(
+        'select transfer_id as id from movement_states where movement_id = $1::bigint', [movementId])).rows[0]!.id;
+      const transfer = { id: await transferOfMovement(debited.id) };
+      const otherTransfer = await transferOfMovement(other.id);
+      const problemsOf = async () => (await room.check()).problems.filter((problem) => problem.check === 'movement_states');
+      const cases: Array<{ corrupt: string; undo: string; params: unknown[]; undoParams: unknown[]; detail: string }> = [
+        {
+          corrupt: 'delete from movement_states where movement_id = $1::bigint',
+          undo: "insert into movement_states (movement_id, status, transfer_id) values ($1::bigint, 'PENDING', $2::bigint)",
+          params: [debited.id],
+          undoParams: [debited.id, transfer.id],
+          detail: `transfer movement ${debited.id} has no state`,
+        },
+        {
+          corrupt: "insert into movement_states (movement_id, status, payment_id) values ($1::bigint, 'COMPLETED', 1)",
+          undo: 'delete from movement_states where movement_id = $1::bigint',
+          params: [fee!.id],
+          undoParams: [fee!.id],
+          detail: `fee movement ${fee!.id} is a fee with a state of its own`,
+        },
+        {
+          corrupt: "insert into movement_states (movement_id, status, transfer_id) values ($1::bigint, 'COMPLETED', $2::bigint)",
+          undo: 'delete from movement_states where movement_id = $1::bigint',
+          params: [paid.id, transfer.id],
+          undoParams: [paid.id],
+          detail: `payment movement ${paid.id} has the state of a transfer`,
+        },
+        {
+          corrupt: 'update movement_states set transfer_id = $2::bigint where movement_id = $1::bigint',
+          undo: 'update movement_states set transfer_id = $2::bigint where movement_id = $1::bigint',
+          params: [other.id, transfer.id],
+          undoParams: [other.id, otherTransfer],
+          detail: `transfer movement ${other.id} records transfer ${transfer.id}, as another movement does`,
+        },
+      ];
+      for (const { corrupt, undo, params, undoParams, detail } of cases) {
+        await room.corrupt(corrupt, params);
+        try {
+          expect(await problemsOf()).toContainEqual({ check: 'movement_states', business_code: merchant, detail });
+        } finally {
+          await room.corrupt(undo, undoParams);
+        }
+      }
+      expect((await room.check()).problems).toEqual([]);
+    });
+
+    it('keeps a transfer\'s movement state with its transfer\'s status, a bulk UPDATE of many transfers in one statement too', async () => {
+      const merchant = await room.newMerchant();
+      await room.credit(merchant, 1_000);
+      const debits = [await room.debit(merchant, 100), await room.debit(merchant, 200)];
+      await database.db.query("update transfers set status = 'IN_TRANSIT' where business_code = $1::bigint", [merchant]);
+      const statuses = async () => (await room.movements(merchant)).filter(({ type }) => type === 'transfer').map(({ status }) => status);
+      expect(await statuses()).toEqual(['IN_TRANSIT', 'IN_TRANSIT']);
+      await room.returnTransfer(debits[0]!.id);
+      expect(await statuses()).toEqual(['FAILED', 'IN_TRANSIT']);
+      // an update that leaves the status alone leaves the state alone
+      await database.db.query("update transfers set rail_reference = 'X-1' where business_code = $1::bigint", [merchant]);
+      expect(await statuses()).toEqual(['FAILED', 'IN_TRANSIT']);
+      await database.db.query("update transfers set status = 'PENDING' where business_code = $1::bigint and status = 'IN_TRANSIT'", [merchant]);
+      expect((await room.check()).problems).toEqual([]);
+    });
+
     it('catches a per-day movement count that does not match the movements of its day', async () => {
       const merchant = await room.newMerchant();
       await room.credit(merchant, 1_000, new Date('2026-11-23T10:00:00.000Z'));
