@@ -7,7 +7,8 @@
 // they sit above every capability), closed transitively; every table, view and function of the migrated
 // schema must be declared below with its owning module, so a new one cannot slip past unowned. Views are
 // read through the catalog's dependencies (pg_depend of their rewrite rule), functions through their
-// source (prosrc), triggers as their function reacting to their table. On both databases: the catalog is
+// source (prosrc), triggers as their function reacting to their table, foreign keys as their table
+// referring to another. On both databases: the catalog is
 // the same, and PGlite is what a run without PostgreSQL has.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -91,6 +92,17 @@ const KNOWN_EXCEPTIONS: Record<string, string> = {
   // behind the events module (a subscription table of its own, kept by a webhooks trigger) is open.
   'events/store.ts → event_subscribers (webhooks)': 'the emit wakes the dispatcher only for events with a subscriber',
 };
+
+/**
+ * Foreign keys across modules that the rule refuses, kept for now: the ledger's rows are keyed by the
+ * merchant's business_code and refer to the merchants table, though the ledger imports nothing of the
+ * merchants module (merchants import the ledger, to open a balance). A reference to a merchant's identity,
+ * checked on insert, not a read of what the merchant module keeps; the test fails when one goes.
+ */
+const KNOWN_FOREIGN_KEYS = [
+  'balances → merchants (merchants)', 'ledger_buckets → merchants (merchants)', 'movement_days → merchants (merchants)',
+  'movements → merchants (merchants)',
+];
 
 const isRouteFile = (file: string) => /(^|\/)(routes|admin-routes|events-routes)\.ts$/.test(file) || file.includes('/pages/') || file.endsWith('/http.ts');
 
@@ -234,6 +246,17 @@ describe.each(databaseKinds())('SQL objects of the migrated schema on %s', (kind
       `select proname as name, prosrc as source from pg_proc where pronamespace = current_schema()::regnamespace order by 1`);
     const found = rows.flatMap(({ name, source }) => crossings(`function ${name}`, OWNERS[name]!, namesIn(withoutSqlComments(source))));
     expect(found).toEqual([]);
+  });
+
+  it('foreign keys refer only to tables of their table\'s module and of the modules it imports', async () => {
+    const { rows } = await database.db.query<{ table: string; referenced: string }>(
+      `select distinct c.relname as table, r.relname as referenced
+         from pg_constraint k join pg_class c on c.oid = k.conrelid join pg_class r on r.oid = k.confrelid
+        where k.contype = 'f' and c.relnamespace = current_schema()::regnamespace
+        order by 1, 2`);
+    expect(rows.length).toBeGreaterThan(20);
+    const found = rows.flatMap(({ table, referenced }) => crossings(table, OWNERS[table]!, [referenced]));
+    expect(found.sort()).toEqual([...KNOWN_FOREIGN_KEYS].sort());
   });
 
   it('triggers react to tables of their function\'s module or of the modules it imports', async () => {
