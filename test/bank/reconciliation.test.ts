@@ -128,12 +128,17 @@ describe.each(databaseKinds())('reconciliation with Banco Económico on %s', (ki
 
   it('unexpected_payment: a bank payment the service holds that the bank does not list (a forged row)', async () => {
     const { transactionId } = await paidQr(15);
-    // Forged: a copy of a real payment under a bank id the bank never gave (late, so the single-use index lets it in).
-    await s.t.db.query(
-      `insert into qr_payments (qr_id, business_code, single_use, amount_centavos, source_bank, account_number, account_titular,
-         movement_id, paid_at, late, rail, rail_reference)
-       select qr_id, business_code, single_use, 777, source_bank, account_number, account_titular, movement_id, paid_at, true, rail, '4242'
-         from qr_payments where rail_reference = $1::text`, [transactionId]);
+    // Forged: a copy of a real payment under a bank id the bank never gave (late, so the single-use index lets
+    // it in), written behind the service's back with triggers off — its movement is the real payment's, which
+    // movement_states (migration 025) would otherwise refuse to record twice.
+    await s.t.db.transaction(async (tx) => {
+      await tx.query('set local session_replication_role = replica');
+      await tx.query(
+        `insert into qr_payments (qr_id, business_code, single_use, amount_centavos, source_bank, account_number, account_titular,
+           movement_id, paid_at, late, rail, rail_reference)
+         select qr_id, business_code, single_use, 777, source_bank, account_number, account_titular, movement_id, paid_at, true, rail, '4242'
+           from qr_payments where rail_reference = $1::text`, [transactionId]);
+    });
     expect((await reconcile(today)).body).toMatchObject({
       status: 'breaks', payments: { bank: 1, ours: 2 },
       breaks: [{ kind: 'unexpected_payment', reference: '4242', ours: 7.77, bank: null }],
