@@ -28,6 +28,11 @@ let templateName = '';
 let pgliteTemplateDir = '';
 
 export async function setup(project: TestProject): Promise<void> {
+  // Said first, not only at the end: a newcomer should know what they are waiting for, and on what.
+  const url = process.env.TEST_DATABASE_URL;
+  process.stdout.write(url
+    ? '\nnpm test: every suite on the embedded PGlite and on PostgreSQL (TEST_DATABASE_URL); about 10 minutes on 2 cores.\n'
+    : '\nnpm test: the embedded PGlite only (set TEST_DATABASE_URL to run every suite on PostgreSQL too); about 6 minutes on 2 cores.\n');
   // The CLI and signal tests run the compiled service as users do (bin/mps.js, npm start): build it once
   // here, before test files run side by side (scripts/build.mjs; dist/ is ignored by git).
   buildIfStale();
@@ -45,7 +50,6 @@ export async function setup(project: TestProject): Promise<void> {
     await pglite.close();
   }
 
-  const url = process.env.TEST_DATABASE_URL;
   if (!url) {
     if (process.env.CI === 'true') throw new Error('CI=true but TEST_DATABASE_URL is not set: the suite must run on PostgreSQL in CI.');
     project.provide('postgresTemplate', '');
