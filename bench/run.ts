@@ -107,7 +107,8 @@ async function main(): Promise<number> {
     carried: provenanceOf(carried),
     skipped: SCRIPTS.filter((script) => !chosen.includes(script) && !carried.some((figure) => scriptOf(figure) === script.name)).map((script) => script.name),
   };
-  // The raw figures first (not committed): whatever happens to the page, the run is kept.
+  // The raw figures first: whatever happens to the page, the run is kept. The file is committed beside
+  // BENCHMARKS.md, so a partial run on a fresh clone keeps the other scripts' figures, as here.
   fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
   fs.writeFileSync(path.join(root, 'bench/results/latest.json'), `${JSON.stringify({ facts, figures }, null, 2)}\n`);
   writeReport(figures, facts);
