@@ -7,6 +7,7 @@ import { createLogger, describeError } from './kernel/logging.ts';
 import type { SandboxCredentials } from './merchants/sandbox-setup.ts';
 import { StartAborted, startService, type RunningService } from './startup.ts';
 import { DEFAULT_BANKS_ARE_ASFI_CODES } from './transfers/banks.ts';
+import { SERVICE_VERSION } from './version.ts';
 
 /** Longest a shutdown may take before the process exits anyway. */
 const SHUTDOWN_TIMEOUT_MS = 15_000;
@@ -77,12 +78,12 @@ function printBanner(config: Config, app: App): void {
   const lines: string[] = [''];
   const base = baseUrlOf(config, app);
   if (config.role !== 'worker') {
-    lines.push(`Merchant Payments Service (${config.mode}) listening on ${base}`);
+    lines.push(`Merchant Payments Service ${SERVICE_VERSION} (${config.mode}) listening on ${base}`);
     lines.push(`  API base:  ${base}/api/v2`);
     lines.push(`  API docs:  ${base}/docs   (OpenAPI: ${base}/openapi.json)`);
     lines.push(`  Public base for payer and onboarding links: ${config.publicBaseUrl}`);
   } else {
-    lines.push(`Merchant Payments Service (${config.mode}) running workers only (ROLE=worker)`);
+    lines.push(`Merchant Payments Service ${SERVICE_VERSION} (${config.mode}) running workers only (ROLE=worker)`);
     lines.push(`  /healthz, /readyz and /metrics on ${base}`);
   }
   lines.push(`  Database:  ${describeDatabase(config.database)}`);

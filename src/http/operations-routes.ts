@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { AppContext, CapabilityRoutes } from '../context.ts';
 import { serviceUnavailable } from '../kernel/errors.ts';
 import { errorResponses } from '../kernel/schemas.ts';
+import { SERVICE_VERSION } from '../version.ts';
 
 export interface OperationsOptions extends AppContext {
   /** The registry /metrics serves (shared with the background jobs in one process). */
@@ -16,10 +17,15 @@ export const operationsRoutes: CapabilityRoutes<OperationsOptions> = async (app,
   app.get('/healthz', {
     schema: {
       tags: ['operations'],
-      summary: 'The process is up',
-      response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      summary: 'The process is up, and its version',
+      response: {
+        200: Type.Object({
+          status: Type.Literal('ok'),
+          version: Type.String({ description: "The service's semantic version (package.json; CHANGELOG.md)" }),
+        }),
+      },
     },
-  }, async () => ({ status: 'ok' as const }));
+  }, async () => ({ status: 'ok' as const, version: SERVICE_VERSION }));
 
   app.get('/readyz', {
     schema: {

@@ -1,6 +1,7 @@
 // Operations endpoints of docs/api-reference.md#operations through the real app on both databases: liveness, readiness,
 // Prometheus metrics labelled by route pattern, the OpenAPI 3.1 document (validated against the official
 // schema by @seriousme/openapi-schema-validator) and the rendered reference at /docs.
+import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/kernel/errors.ts';
@@ -44,10 +45,12 @@ describe.each(databaseKinds())('operations endpoints on %s', (kind) => {
   });
   afterAll(() => t.close());
 
-  it('GET /healthz answers 200 while the process is up', async () => {
+  it('GET /healthz answers 200 while the process is up, with the version of package.json', async () => {
     const response = await t.request('GET', '/healthz');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: 'ok' });
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/); // semantic
+    expect(response.body).toEqual({ status: 'ok', version });
     expect(response.headers.get('x-request-id')).toBeTruthy();
   });
 

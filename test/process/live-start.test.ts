@@ -76,7 +76,8 @@ describe('npm start in MODE=live', () => {
       }, 'the live service did not become ready', run);
 
       const banner = run.stdout();
-      expect(banner).toContain(`Merchant Payments Service (live) listening on ${base}`);
+      const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+      expect(banner).toContain(`Merchant Payments Service ${version} (live) listening on ${base}`);
       expect(banner).toContain(`Rail:      baneco (Banco Económico) at http://127.0.0.1:${bank.port}\n`);
       expect(banner).toContain(`Bank callbacks: http://localhost:${port}/rails/baneco/<BANECO_CALLBACK_SECRET>/`);
       expect(banner).toContain('BANKS_FILE is unset');

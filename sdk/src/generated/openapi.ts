@@ -9,7 +9,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The process is up */
+        /** The process is up, and its version */
         get: {
             parameters: {
                 query?: never;
@@ -29,6 +29,8 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "ok";
+                            /** @description The service's semantic version (package.json; CHANGELOG.md) */
+                            version: string;
                         };
                     };
                 };
