@@ -1,6 +1,7 @@
 // Start: config → HTTP server → (the database answers) migrations, first run, workers; graceful shutdown on
 // SIGTERM/SIGINT. The process starts while its database is down and waits for it (src/startup.ts).
 import { ConfigError, describeDatabase, loadConfig, MIN_TOKEN_LENGTH, type Config } from './config.ts';
+import { DatabaseModeMismatch } from './db/database-mode.ts';
 import { DataDirInUseError } from './db/lock-file.ts';
 import type { App } from './http/app.ts';
 import { createLogger, describeError } from './kernel/logging.ts';
@@ -67,6 +68,13 @@ async function main(): Promise<void> {
     (sandbox) => printFirstRun(config, sandbox),
     (error) => {
       if (error instanceof StartAborted) return; // stopped (SIGTERM) before the database came: not a failure
+      if (error instanceof DatabaseModeMismatch) {
+        // The configuration does not fit the database: one line, and the configuration error's exit code.
+        process.stderr.write(`Configuration error: ${error.message}\n`);
+        process.exitCode = 2;
+        void shutdown('database of the other mode');
+        return;
+      }
       log.fatal({ error: describeError(error) }, 'the database answered but could not be prepared; stopping');
       process.exitCode = 1;
       void shutdown('startup failure');

@@ -7,6 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import { isDatabaseUnavailable, type Database } from './db/database.ts';
+import { claimDatabaseMode } from './db/database-mode.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { replicaWithFallback } from './db/replica.ts';
@@ -38,7 +39,8 @@ export interface RunningService {
   /**
    * Resolves once the database is migrated, the first-run sandbox accounts exist and the workers run:
    * with the sandbox credentials when this start created them, else null. Rejects only on an error that
-   * waiting cannot cure (a migration that fails on a reachable database).
+   * waiting cannot cure (a migration that fails on a reachable database, a database of the other MODE:
+   * DatabaseModeMismatch).
    */
   ready: Promise<SandboxCredentials | null>;
   /** Stops accepting, finishes in-flight requests and worker batches, closes the database. */
@@ -79,6 +81,9 @@ export async function startService(config: Config, options: StartOptions): Promi
   const ready = (async () => {
     const sandbox = await untilDatabaseAnswers(async () => {
       await migrateWithoutTimeout(config, db, log);
+      // A database belongs to the mode it was first started in: the other mode stops here (DatabaseModeMismatch).
+      const { recorded } = await claimDatabaseMode(db, config.mode);
+      if (recorded) log.info({ mode: config.mode }, 'database mode recorded: this database now refuses processes of the other MODE');
       return createSandboxAccountsIfEmpty(context);
     }, { log, signal: stopping.signal, maxDelayMs: options.maxRetryDelayMs ?? 5_000 });
     gate.markOpen();
