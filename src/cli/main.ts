@@ -8,8 +8,9 @@ import { ConfigError, loadConfig, type Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import { backupDataDir, BackupError, restoreDataDir } from '../db/backup.ts';
+import { checkDatabaseMode, claimDatabaseMode, DatabaseModeMismatch } from '../db/database-mode.ts';
 import { DataDirInUseError } from '../db/lock-file.ts';
-import { migrate } from '../db/migrate.ts';
+import { migrate, pendingMigrations } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { reconcileContextOf, reconcileOnDemand } from '../bank/reconciliation.ts';
 import { bankContextOf, sweepRailDay } from '../bank/service.ts';
@@ -43,7 +44,9 @@ const USAGE = `mps — operator CLI of the Merchant Payments Service
 
 Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
 
-  migrate                                   apply pending database migrations
+  migrate [--dry-run]                       apply pending database migrations (each in its own transaction);
+                                            --dry-run lists them, and any applied by a newer version, and
+                                            changes nothing (docs/upgrading.md)
   partner create --name NAME                create a partner and print its master key (shown once)
   partner list                              list partners
   partner key create PARTNER_ID             create another master key for a partner
@@ -95,7 +98,8 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
                                             (docs/backups.md; with DATABASE_URL use pg_dump or pg_basebackup)
 
 The database is the service's: DATABASE_URL (PostgreSQL) or the embedded one in DATA_DIR. An embedded
-database can be open in one process only: stop the service before using the CLI on it.`;
+database can be open in one process only: stop the service before using the CLI on it. MODE must be the
+database's: a database belongs to the mode it was first started in, and the CLI refuses the other (exit 2).`;
 
 class UsageError extends Error {}
 
@@ -139,11 +143,13 @@ function parseCommand(argv: string[], config: Config): Command | FileCommand {
       holder: { type: 'string' },
       minimum: { type: 'string' },
       keep: { type: 'string' },
+      'dry-run': { type: 'boolean' },
     },
     strict: true,
   });
   const command = positionals.join(' ');
   const [noun, verb, third, fourth] = positionals;
+  if (values['dry-run'] && command !== 'migrate') throw new UsageError('--dry-run goes with migrate only');
 
   if (noun === 'backup' || noun === 'restore') {
     if (verb !== undefined) throw new UsageError(`${noun} takes no argument but ${noun === 'backup' ? '--to FILE' : '--from FILE'}`);
@@ -192,6 +198,7 @@ function parseCommand(argv: string[], config: Config): Command | FileCommand {
   }
   switch (`${noun} ${verb ?? ''}`.trim()) {
     case 'migrate':
+      if (values['dry-run']) return async ({ db }) => ok(await pendingMigrations(db));
       return async ({ db }) => ok({ applied: await migrate(db) });
     case 'partner create': {
       const body = validate(schemas.CreatePartnerBody, { name: values.name });
@@ -471,8 +478,15 @@ async function main(argv: string[]): Promise<number> {
     throw error;
   }
   try {
+    // A database of the other mode is left as it is, before any migration (it has no record before 026).
+    await checkDatabaseMode(db, config.mode);
     // Every command but `migrate` needs the current schema; applying it first makes a fresh database usable.
-    if (argv[0] !== 'migrate') await migrate(db);
+    // Such a command acts in its mode, so it records it on a database that has none yet, as the service does
+    // (`migrate` is the same in both modes and records nothing).
+    if (argv[0] !== 'migrate') {
+      await migrate(db);
+      await claimDatabaseMode(db, config.mode);
+    }
     const result = await command(createAppContext({ config, db, clock: systemClock }));
     await db.flushNotifications();
     if ('stream' in result) await pipeline(result.stream, process.stdout, { end: false });
@@ -482,6 +496,10 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       process.stderr.write(`mps: ${error.message}\n`);
       return 1;
+    }
+    if (error instanceof DatabaseModeMismatch) {
+      process.stderr.write(`mps: configuration error: ${error.message}\n`);
+      return 2;
     }
     if (error instanceof ApiError) {
       const fields = (error.errors ?? []).map((e) => `${optionOf(e.field)} ${e.message}`);

@@ -48,3 +48,21 @@ export async function migrate(db: Database, migrations: Migration[] = loadMigrat
   }
   return applied;
 }
+
+/**
+ * What `migrate` would do, without doing it (`mps migrate --dry-run`): the migrations of this version not yet
+ * applied, in the order they would run, and the applied versions this version does not know (the database
+ * was migrated by a newer release: docs/upgrading.md#going-back). Writes nothing and takes no lock.
+ */
+export async function pendingMigrations(db: Database, migrations: Migration[] = loadMigrations()): Promise<{ pending: string[]; unknown: string[] }> {
+  const { rows: tables } = await db.query<{ present: boolean }>("select to_regclass('schema_migrations') is not null as present");
+  const applied = tables[0]?.present
+    ? (await db.query<{ version: number; name: string }>('select version, name from schema_migrations order by version')).rows
+    : [];
+  const appliedVersions = new Set(applied.map((row) => row.version));
+  const known = new Set(migrations.map((migration) => migration.version));
+  return {
+    pending: migrations.filter((migration) => !appliedVersions.has(migration.version)).map((migration) => migration.name),
+    unknown: applied.filter((row) => !known.has(row.version)).map((row) => row.name),
+  };
+}

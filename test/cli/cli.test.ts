@@ -12,7 +12,8 @@ import type { Database } from '../../src/db/database.ts';
 import { loadMigrations } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
+import { startTestApp, TEST_ENCRYPTION_KEYS, type TestApp, type TestResponse } from '../helpers/app.ts';
+import { freePort, startBankFor } from '../helpers/baneco.ts';
 import { CLI_TIMEOUT_MS, runCli } from '../helpers/cli.ts';
 import { createEmptyPostgresDatabase, describeOnPostgres, type TestDatabase } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
@@ -104,6 +105,25 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
     return startTestApp({ kind, database, plugins: [fixtureRoutes] });
   };
 
+  it('migrate --dry-run lists every migration of an empty database and changes nothing', async () => {
+    const all = loadMigrations().map((migration) => migration.name);
+    for (let run = 0; run < 2; run++) {
+      const dry = await runCli(['migrate', '--dry-run'], env);
+      expect(dry.stderr).toBe('');
+      expect(dry.exitCode).toBe(0);
+      expect(dry.json).toEqual({ pending: all, unknown: [] });
+    }
+    const db = await openPostgres({ url: empty.url });
+    try {
+      expect((await db.query("select to_regclass('schema_migrations') is null as untouched")).rows).toEqual([{ untouched: true }]);
+    } finally {
+      await db.close();
+    }
+    const misplaced = await runCli(['ledger', 'check', '--dry-run'], env);
+    expect(misplaced.exitCode).toBe(1);
+    expect(misplaced.stderr).toMatch(/^mps: --dry-run goes with migrate only/);
+  });
+
   it('migrate applies every migration to an empty database, and a second run applies none', async () => {
     const first = await runCli(['migrate'], env);
     expect(first.stderr).toBe('');
@@ -114,6 +134,20 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
     const second = await runCli(['migrate'], env);
     expect(second.exitCode).toBe(0);
     expect(second.json).toEqual({ applied: [] });
+  });
+
+  it('migrate --dry-run then lists nothing pending, and names a migration applied by a newer version', async () => {
+    expect((await runCli(['migrate', '--dry-run'], env)).json).toEqual({ pending: [], unknown: [] });
+    const db = await openPostgres({ url: empty.url });
+    try {
+      await db.query("insert into schema_migrations (version, name) values (999, '999_from_a_newer_release')");
+      const dry = await runCli(['migrate', '--dry-run'], env);
+      expect(dry.exitCode).toBe(0);
+      expect(dry.json).toEqual({ pending: [], unknown: ['999_from_a_newer_release'] });
+    } finally {
+      await db.query('delete from schema_migrations where version = 999');
+      await db.close();
+    }
   });
 
   it('partner create prints the partner with its master key as JSON', async () => {
@@ -338,6 +372,22 @@ describeOnPostgres('mps CLI on a fresh %s database', { timeout: CLI_TIMEOUT_MS }
     const bad = await runCli(['rails', 'batch', 'resolve', '42', '--to', 'FAILED'], env);
     expect(bad.exitCode).toBe(1);
     expect(linesOf(bad.stderr)).toEqual([expect.stringMatching(/^mps: BATCH_ID is the batch id the bank knows, like mps-b-12/)]);
+  });
+
+  it('a MODE=live CLI refuses the database its sandbox commands recorded: exit 2, one line, before any change', async () => {
+    const bank = await startBankFor(await freePort());
+    try {
+      const live = { ...env, ...bank.env, MODE: 'live', ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS };
+      for (const args of [['partner', 'create', '--name', 'Banco en vivo'], ['migrate']]) {
+        const result = await runCli(args, live);
+        expect(result.exitCode, result.stderr).toBe(2);
+        expect(result.stdout).toBe('');
+        expect(linesOf(result.stderr)).toEqual([expect.stringMatching(/^mps: configuration error: MODE=live, but this database belongs to MODE=sandbox \(recorded by its first start, .*\): refusing to run a live process on a sandbox database; start it with MODE=sandbox/)]);
+      }
+    } finally {
+      await bank.stop();
+    }
+    expect((await runCli(['partner', 'list'], env)).json.data.map((partner: { name: string }) => partner.name)).not.toContain('Banco en vivo');
   });
 
   it('ledger check exits 0 and reports every balance consistent', async () => {
