@@ -97,6 +97,11 @@ export interface StartOptions {
   logger?: import('fastify').FastifyBaseLogger;
 }
 
+/**
+ * Builds the app as startService does, less the start's database work: the database is a migrated clone, and
+ * its mode (migration 026) is neither recorded nor checked here — startService and the CLI do that
+ * (test/process/database-mode.test.ts) — so a file may start apps of both modes on one database.
+ */
 export async function startTestApp(options: StartOptions): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase(options.kind));
   const ownsDatabase = !options.database;

@@ -685,7 +685,7 @@ describe('503 SERVICE_UNAVAILABLE when the database is unreachable', () => {
   it('still starts and answers /healthz', async () => {
     const response = await get('/healthz');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: 'ok' });
+    expect(response.body).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
   });
 
   it('answers /readyz with 503 and Retry-After', async () => {
