@@ -22,6 +22,7 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const OWNERS: Record<string, string> = {
   // db
   schema_migrations: 'db',
+  database_mode: 'db', // src/db/database-mode.ts: the MODE a database was first started in
   // rails
   rail_attempts: 'rails',
   rail_qr_cancels: 'rails',
