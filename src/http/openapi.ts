@@ -30,6 +30,25 @@ const HEADERS: Json = {
   'RateLimit-Remaining': { description: 'Requests left in the bucket now.', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the bucket is full again.', schema: { type: 'integer' } },
 };
+/**
+ * The document's tags in the order /docs lists them: the merchant API first (money in, money out, what
+ * happened), then what a partner and the sandbox add, the hosted pages' status, and last the service's own
+ * probes and the operator API. A tag the routes use and this list lacks is appended, never lost.
+ */
+export const TAGS: readonly { name: string; description: string }[] = [
+  { name: 'balance', description: 'The merchant\'s balance, its movements and statements' },
+  { name: 'simple-qrs', description: 'QR pay-in: create, read and cancel QRs, and their payments' },
+  { name: 'transfers', description: 'ACH pay-out to a bank account, and the banks it reaches' },
+  { name: 'refunds', description: 'Giving back a QR payment' },
+  { name: 'webhooks', description: 'The endpoints events are delivered to' },
+  { name: 'events', description: 'What happened, as delivered to webhooks; read and redeliver' },
+  { name: 'onboarding', description: 'Partners registering merchants through a hosted form' },
+  { name: 'sandbox', description: 'Sandbox mode only: simulate payers and the bank' },
+  { name: 'hosted pages', description: 'The status the hosted payment page polls' },
+  { name: 'operations', description: 'Liveness and readiness probes' },
+  { name: 'operator', description: 'Operator API (/admin/v1, ADMIN_TOKEN): partners, merchants, keys, the rails and the ledger' },
+];
+
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /** One example of the Error object per code, referenced from each response that can answer it. */
@@ -57,6 +76,20 @@ const ERROR_RESPONSE = (): Json => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+/**
+ * What a success answers, for the responses whose schema has no description of its own (@fastify/swagger
+ * titles them "Default Response").
+ */
+function successDescription(status: number, method: string, operation: Json, response: Json): string {
+  const schema = response.content?.['application/json']?.schema;
+  if (status === 201) return 'Created: the body is what was created';
+  if (status === 202) return 'Accepted: the body names what was queued';
+  if (status === 204) return 'Done: no body';
+  if (schema?.properties?.data?.type === 'array') return schema.properties.meta ? 'One page: the items in data, which page in meta' : 'Every item, in data';
+  // A read's summary says what it answers; a change answers the resource as it is now.
+  return method === 'get' && typeof operation.summary === 'string' ? operation.summary : 'Done: the body is the resource as it is now';
+}
+
 /** `/api/v2/transfers/:id/cancel` → `/api/v2/transfers/{id}/cancel`, the document's form. */
 function documentPath(url: string): string {
   return url.replace(/:(\w+)/g, '{$1}');
@@ -74,6 +107,8 @@ export function completeDocument(routes: readonly DocumentedRoute[]) {
     const document = openapiObject; // built afresh for each call; the plugin caches what this returns
     // Relative: "Try it out" in /docs calls the origin the page was opened from, whatever the host name.
     document.servers = [{ url: '/', description: 'This service' }];
+    const used = new Set(Object.values<Json>(document.paths ?? {}).flatMap((operations) => Object.values<Json>(operations).flatMap((operation) => operation.tags ?? [])));
+    document.tags = [...TAGS.filter((tag) => used.has(tag.name)), ...[...used].filter((name) => !TAGS.some((tag) => tag.name === name)).map((name) => ({ name }))];
     document.components ??= {};
     document.components.headers = HEADERS;
     document.components.examples = errorExamples();
@@ -128,6 +163,7 @@ function completeOperation(path: string, method: string, operation: Json, config
 
   for (const [statusText, response] of Object.entries<Json>(responses)) {
     const status = Number(statusText);
+    if (response.description === 'Default Response') response.description = successDescription(status, method, operation, response);
     const headers: Json = (response.headers ??= {});
     headers['X-Request-Id'] = headerRef('X-Request-Id');
     if (status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After');

@@ -45,8 +45,11 @@ export const PaginationMetaSchema = Type.Object({
  * A positive integer id (a path parameter, a business_code, `before_id`): 1 to 2^53 − 1, the largest
  * integer JSON carries exactly. In a path, anything else names no resource (404).
  */
-export const PositiveId = (options: { description?: string } = {}) =>
+export const PositiveId = (options: { description?: string; example?: number } = {}) =>
   Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, ...options });
+
+/** A merchant's business_code in an answer, with a realistic example (/docs would show 0 otherwise). */
+export const BusinessCode = (options: { description?: string } = {}) => Type.Integer({ example: 1001, ...options });
 
 export const Timestamp = (description?: string) =>
   Type.String({ format: 'date-time', description: description ?? 'ISO 8601 UTC', example: '2026-11-22T22:41:39.000Z' });

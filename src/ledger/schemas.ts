@@ -1,10 +1,10 @@
 // Schemas of the balance routes (docs/api-reference.md#balance-and-movements).
 import { Type } from '@sinclair/typebox';
 import { PaginationQueryProperties } from '../kernel/pagination.ts';
-import { PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
+import { BusinessCode, PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 
 export const BalanceSchema = Type.Object({
-  business_code: Type.Integer(),
+  business_code: BusinessCode(),
   currency: Type.Literal('BOB'),
   available: Type.Number({ description: 'What the merchant can pay out now', example: 1250.5 }),
   pending_out: Type.Number({ description: 'Transfers debited but still PENDING or IN_TRANSIT, as a positive amount', example: 100 }),
@@ -17,11 +17,11 @@ export const LedgerCheckSchema = Type.Object({
   entries_checked: Type.Integer(),
   problems: Type.Array(Type.Object({
     check: StringEnum(['entry_balanced', 'account_balance', 'running_balance', 'movement_journal', 'statement_bucket', 'movement_days', 'movement_states']),
-    business_code: Type.Integer(),
+    business_code: BusinessCode(),
     detail: Type.String(),
   }), { description: 'What the journal, the balance heads, the movements, the statement buckets and the per-day movement counts disagree on (at most 100 per proof)' }),
   violations: Type.Array(Type.Object({
-    business_code: Type.Integer(),
+    business_code: BusinessCode(),
     available: Type.Number(),
     expected_available: Type.Number(),
     pending_out: Type.Number(),
@@ -102,7 +102,7 @@ const Totals = (description: string) => Type.Object({
 });
 
 export const StatementSchema = Type.Object({
-  business_code: Type.Integer(),
+  business_code: BusinessCode(),
   currency: Type.Literal('BOB'),
   from: Type.String({ example: '2026-11-01' }),
   to: Type.String({ example: '2026-11-30' }),
@@ -141,7 +141,7 @@ export const RevenueSchema = Type.Object({
     amount: Type.Number(),
   }), { description: 'Every day of the range (in SERVICE_TIMEZONE), those without fees included' }),
   merchants: Type.Array(Type.Object({
-    business_code: Type.Integer(),
+    business_code: BusinessCode(),
     name: Type.String(),
     count: Type.Integer(),
     amount: Type.Number(),

@@ -1,12 +1,12 @@
 // Schemas of the operator API for partners, merchants and keys (docs/api-reference.md#operator-api).
 import { Type, type Static } from '@sinclair/typebox';
-import { MoneyAmount, PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
+import { BusinessCode, MoneyAmount, PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 import { MAX_FIXED_FEE, MAX_QR_BASIS_POINTS } from './pricing.ts';
 
 /** Text that is not only spaces. */
 const notBlank = { pattern: '\\S', 'x-format-hint': 'must not be blank' };
 
-export const BusinessCodeParams = StrictObject({ business_code: PositiveId({ description: 'The merchant\'s business_code' }) });
+export const BusinessCodeParams = StrictObject({ business_code: PositiveId({ description: 'The merchant\'s business_code', example: 1001 }) });
 export const PartnerIdParams = StrictObject({ partner_id: PositiveId() });
 export const KeyPrefixParams = StrictObject({ key_prefix: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -67,7 +67,7 @@ export const CreateMerchantBody = StrictObject({
 export type CreateMerchantBody = Static<typeof CreateMerchantBody>;
 
 export const CreatedMerchantSchema = Type.Object({
-  business_code: Type.Integer(),
+  business_code: BusinessCode(),
   name: Type.String(),
   city: Type.String(),
   mcc: Type.String(),
@@ -85,7 +85,7 @@ export const UpdateMerchantBody = StrictObject({
 export type UpdateMerchantBody = Static<typeof UpdateMerchantBody>;
 
 export const MerchantSchema = Type.Object({
-  business_code: Type.Integer(),
+  business_code: BusinessCode(),
   name: Type.String(),
   city: Type.String(),
   mcc: Type.String(),

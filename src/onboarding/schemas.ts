@@ -1,7 +1,7 @@
 // Schemas of the onboarding intent routes (docs/api-reference.md#create-an-intent, docs/api-reference.md#read-an-intent): validation, OpenAPI and types from one definition.
 import { Type, type Static } from '@sinclair/typebox';
 import type { BankConfig } from '../config.ts';
-import { StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
+import { BusinessCode, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 import { MerchantCategoryCode, MerchantCity, MerchantName } from '../merchants/schemas.ts';
 import { AccountTitular, BankAccountNumber, bankCodeSchema } from '../transfers/schemas.ts';
 
@@ -60,7 +60,7 @@ export const IntentSchema = Type.Object({
   created_at: Timestamp(),
   completed_at: NullableTimestamp(),
   cancelled_at: NullableTimestamp(),
-  business_code: Type.Union([Type.Integer(), Type.Null()], { description: 'The new merchant; null until completed' }),
+  business_code: Type.Union([BusinessCode(), Type.Null()], { description: 'The new merchant; null until completed' }),
   metadata: MetadataSchema,
   success_url: Type.Union([Type.String(), Type.Null()]),
   cancel_url: Type.Union([Type.String(), Type.Null()]),

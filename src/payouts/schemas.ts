@@ -2,7 +2,7 @@
 // and types from one source. The destination is a transfer's (src/transfers/schemas.ts), checked the same way.
 import { Type, type Static } from '@sinclair/typebox';
 import type { BankConfig } from '../config.ts';
-import { MoneyAmount, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
+import { BusinessCode, MoneyAmount, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 import { bankAccountDestinationSchema, DestinationSchema, MAX_TRANSFER_CENTAVOS, MIN_TRANSFER_CENTAVOS } from '../transfers/schemas.ts';
 
 export const PAYOUT_INTERVALS = ['manual', 'daily', 'weekly'] as const;
@@ -37,7 +37,7 @@ export function putPayoutScheduleBodySchema(banks: readonly BankConfig[]) {
 export type PutPayoutScheduleBody = Static<ReturnType<typeof putPayoutScheduleBodySchema>>;
 
 export const PayoutScheduleSchema = Type.Object({
-  business_code: Type.Integer(),
+  business_code: BusinessCode(),
   interval: StringEnum(PAYOUT_INTERVALS),
   weekday: Type.Union([Type.Integer({ minimum: 1, maximum: 7 }), Type.Null()], { description: 'With weekly: 1 = Monday … 7 = Sunday' }),
   destination: Type.Union([DestinationSchema, Type.Null()], {

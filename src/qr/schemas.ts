@@ -1,7 +1,7 @@
 // Schemas of the Simple QR routes (docs/api-reference.md#qr-payments): validation, OpenAPI and types from one definition.
 import { Type, type Static } from '@sinclair/typebox';
 import { PaginationQueryProperties, PageSchema } from '../kernel/pagination.ts';
-import { CurrencySchema, MoneyAmount, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
+import { BusinessCode, CurrencySchema, MoneyAmount, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 import { RAIL_NAMES } from '../rails/names.ts';
 
 /** 0.10 to 100000.00 BOB, in centavos (docs/api-reference.md#create-a-qr). */
@@ -21,7 +21,7 @@ export const ExternalReference = Type.String({
 });
 
 export const CreateQrBody = StrictObject({
-  business_code: Type.Integer({ description: 'The merchant of the API key' }),
+  business_code: BusinessCode({ description: 'The merchant of the API key' }),
   amount: Type.Optional(MoneyAmount(QR_AMOUNT_MIN_CENTAVOS, QR_AMOUNT_MAX_CENTAVOS, {
     description: 'Required when modify_amount is false; 0.10 to 100000.00; only a suggestion when modify_amount is true',
   })),
@@ -56,7 +56,7 @@ export const PayerSchema = Type.Object({
 export const PaymentSchema = Type.Object({
   id: Type.Integer(),
   qr_id: Type.String({ format: 'uuid' }),
-  business_code: Type.Integer(),
+  business_code: BusinessCode(),
   amount: Type.Number({ example: 150.5 }),
   fee: Type.Number({ description: 'The fee charged on it under the merchant\'s price plan (0 on a late payment)', example: 2.56 }),
   net: Type.Number({ description: 'amount − fee: what the payment added to available', example: 147.94 }),
@@ -81,7 +81,7 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.U
 
 const QrProperties = {
   id: Type.String({ format: 'uuid' }),
-  business_code: Type.Integer(),
+  business_code: BusinessCode(),
   status: StringEnum(QR_STATUSES, { description: 'Effective status at the time of the request: a QR past expires_at reads CANCELED' }),
   amount: Type.Union([Type.Number(), Type.Null()], { description: 'Fixed amount, or the suggested one when modify_amount is true; null when none' }),
   currency: Type.Literal('BOB'),

@@ -1,7 +1,7 @@
 // TypeBox schemas of the refund routes (docs/api-reference.md#refunds): validation, OpenAPI and types from one source.
 import { Type, type Static } from '@sinclair/typebox';
 import { PageSchema, PaginationQueryProperties } from '../kernel/pagination.ts';
-import { MoneyAmount, PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
+import { BusinessCode, MoneyAmount, PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 import { RAIL_FAILURE_CODES } from '../rails/failures.ts';
 
 export const REFUND_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
@@ -58,7 +58,7 @@ export const RefundSchema = Type.Object({
   id: Type.String({ example: 'rf_4Hq0c2TgGm0p8mYwZb3sQx' }),
   payment_id: Type.Integer(),
   qr_id: Type.String({ format: 'uuid' }),
-  business_code: Type.Integer(),
+  business_code: BusinessCode(),
   amount: Type.Number({ example: 20 }),
   currency: Type.Literal('BOB'),
   status: StringEnum(REFUND_STATUSES),

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { BankConfig } from '../config.ts';
 import { PageSchema, PaginationQueryProperties } from '../kernel/pagination.ts';
 import { RAIL_FAILURE_CODES, type RailFailureCode } from '../rails/failures.ts';
-import { CurrencySchema, MoneyAmount, PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
+import { BusinessCode, CurrencySchema, MoneyAmount, PositiveId, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 
 export const TRANSFER_STATUSES = ['PENDING', 'IN_TRANSIT', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
@@ -62,7 +62,7 @@ export function bankAccountDestinationSchema(banks: readonly BankConfig[]) {
 /** The body of POST /api/v2/transfers. */
 export function createTransferBodySchema(banks: readonly BankConfig[]) {
   return StrictObject({
-    business_code: Type.Integer({ description: 'The merchant of the API key' }),
+    business_code: BusinessCode({ description: 'The merchant of the API key' }),
     amount: MoneyAmount(MIN_TRANSFER_CENTAVOS, MAX_TRANSFER_CENTAVOS),
     currency: CurrencySchema,
     reference: Type.Optional(Type.String({ maxLength: 50, description: 'Statement text, at most 50 characters' })),
@@ -98,7 +98,7 @@ export const DestinationSchema = Type.Object({
 
 export const TransferSchema = Type.Object({
   id: Type.Integer(),
-  business_code: Type.Integer(),
+  business_code: BusinessCode(),
   status: StringEnum(TRANSFER_STATUSES),
   amount: Type.Number({ example: 100.25 }),
   fee: Type.Number({ description: 'The fee charged on it under the merchant\'s price plan, debited with it and given back with it if it fails or is canceled', example: 1.5 }),
@@ -149,7 +149,7 @@ export const BatchSchema = Type.Object({
   currency: Type.Literal('BOB'),
   bank_batch_id: Type.Union([Type.String(), Type.Null()], { description: "The bank's id of the batch, once it took it" }),
   message: Type.Union([Type.String(), Type.Null()], { description: "The bank's refusal, or what the missing answer was" }),
-  transfers: Type.Array(Type.Object({ id: Type.Integer(), business_code: Type.Integer(), status: StringEnum(TRANSFER_STATUSES) })),
+  transfers: Type.Array(Type.Object({ id: Type.Integer(), business_code: BusinessCode(), status: StringEnum(TRANSFER_STATUSES) })),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 }, { description: 'A batch of transfers a bank rail paid out' });

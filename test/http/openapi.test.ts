@@ -17,6 +17,42 @@ describe('the OpenAPI document', () => {
     expect(document.servers).toEqual([{ url: '/', description: 'This service' }]);
   });
 
+  it('lists its tags merchant API first, the probes and the operator API last, and every tag an operation uses', () => {
+    const names = document.tags.map((tag: { name: string }) => tag.name);
+    expect(names.slice(0, 3)).toEqual(['balance', 'simple-qrs', 'transfers']);
+    expect(names.slice(-2)).toEqual(['operations', 'operator']);
+    const used = new Set(Object.values<any>(document.paths).flatMap((operations) => Object.values<any>(operations).flatMap((operation) => operation.tags ?? []))); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(new Set(names)).toEqual(used);
+    for (const tag of document.tags) expect(tag.description, tag.name).toBeTruthy();
+  });
+
+  it('describes every response (none is the plugin\'s "Default Response") and shows a business_code that is not 0', () => {
+    for (const [path, methods] of Object.entries<any>(document.paths)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+      for (const [method, operation] of Object.entries<any>(methods)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+        for (const [status, response] of Object.entries<any>(operation.responses)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+          expect(response.description, `${method} ${path} ${status}`).not.toBe('Default Response');
+          expect(response.description, `${method} ${path} ${status}`).toBeTruthy();
+        }
+      }
+    }
+    expect(document.paths['/api/v2/simple-qrs'].post.responses['201'].description).toBe('Created: the body is what was created');
+    // Every business_code of a schema carries an example, so /docs does not make up a 0.
+    const missing: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${where}/${i}`));
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'business_code' && where.endsWith('/properties') && (value as { type?: string }).type === 'integer') {
+          if ((value as { example?: number }).example !== 1001) missing.push(where);
+        }
+        walk(value, `${where}/${key}`);
+      }
+    };
+    walk(document.paths, '#/paths');
+    walk(document.components.schemas, '#/components/schemas');
+    expect(missing).toEqual([]);
+  });
+
   it('marks the bodies that may be left out as optional, and the service takes them without one', async () => {
     const optional = [
       ['/api/v2/simple-qrs/{id}/cancel', 'post'], ['/api/v2/transfers/{id}/cancel', 'post'],

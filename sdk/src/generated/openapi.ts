@@ -19,7 +19,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The process is up */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -61,7 +61,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The database answers */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -112,7 +112,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The merchant's available balance and the amount of transfers still in flight */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -123,6 +123,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @example 1001 */
                             business_code: number;
                             /** @enum {string} */
                             currency: "BOB";
@@ -268,7 +269,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description One page: the items in data, which page in meta */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -465,7 +466,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description What available did each day (in SERVICE_TIMEZONE): opening, payments, refunds, transfers, returns, fees, closing */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -476,6 +477,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @example 1001 */
                             business_code: number;
                             /** @enum {string} */
                             currency: "BOB";
@@ -900,7 +902,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description One page: the items in data, which page in meta */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -914,6 +916,7 @@ export interface paths {
                             data: {
                                 /** Format: uuid */
                                 id: string;
+                                /** @example 1001 */
                                 business_code: number;
                                 /**
                                  * @description Effective status at the time of the request: a QR past expires_at reads CANCELED
@@ -945,6 +948,7 @@ export interface paths {
                                     id: number;
                                     /** Format: uuid */
                                     qr_id: string;
+                                    /** @example 1001 */
                                     business_code: number;
                                     /** @example 150.5 */
                                     amount: number;
@@ -1123,7 +1127,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The merchant of the API key */
+                        /**
+                         * @description The merchant of the API key
+                         * @example 1001
+                         */
                         business_code: number;
                         /**
                          * @description Required when modify_amount is false; 0.10 to 100000.00; only a suggestion when modify_amount is true
@@ -1172,7 +1179,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created: the body is what was created */
                 201: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1186,6 +1193,7 @@ export interface paths {
                         "application/json": {
                             /** Format: uuid */
                             id: string;
+                            /** @example 1001 */
                             business_code: number;
                             /**
                              * @description Effective status at the time of the request: a QR past expires_at reads CANCELED
@@ -1217,6 +1225,7 @@ export interface paths {
                                 id: number;
                                 /** Format: uuid */
                                 qr_id: string;
+                                /** @example 1001 */
                                 business_code: number;
                                 /** @example 150.5 */
                                 amount: number;
@@ -1471,7 +1480,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Read a QR (ETag / If-None-Match → 304; ?wait=N long poll) */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1485,6 +1494,7 @@ export interface paths {
                         "application/json": {
                             /** Format: uuid */
                             id: string;
+                            /** @example 1001 */
                             business_code: number;
                             /**
                              * @description Effective status at the time of the request: a QR past expires_at reads CANCELED
@@ -1516,6 +1526,7 @@ export interface paths {
                                 id: number;
                                 /** Format: uuid */
                                 qr_id: string;
+                                /** @example 1001 */
                                 business_code: number;
                                 /** @example 150.5 */
                                 amount: number;
@@ -1731,7 +1742,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done: the body is the resource as it is now */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1744,6 +1755,7 @@ export interface paths {
                         "application/json": {
                             /** Format: uuid */
                             id: string;
+                            /** @example 1001 */
                             business_code: number;
                             /**
                              * @description Effective status at the time of the request: a QR past expires_at reads CANCELED
@@ -1775,6 +1787,7 @@ export interface paths {
                                 id: number;
                                 /** Format: uuid */
                                 qr_id: string;
+                                /** @example 1001 */
                                 business_code: number;
                                 /** @example 150.5 */
                                 amount: number;
@@ -2027,7 +2040,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description One page: the items in data, which page in meta */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2042,6 +2055,7 @@ export interface paths {
                                 id: number;
                                 /** Format: uuid */
                                 qr_id: string;
+                                /** @example 1001 */
                                 business_code: number;
                                 /** @example 150.5 */
                                 amount: number;
@@ -2240,7 +2254,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created: the body is what was created */
                 201: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2254,6 +2268,7 @@ export interface paths {
                             id: number;
                             /** Format: uuid */
                             qr_id: string;
+                            /** @example 1001 */
                             business_code: number;
                             /** @example 150.5 */
                             amount: number;
@@ -2481,7 +2496,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description One page: the items in data, which page in meta */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2494,6 +2509,7 @@ export interface paths {
                         "application/json": {
                             data: {
                                 id: number;
+                                /** @example 1001 */
                                 business_code: number;
                                 /** @enum {string} */
                                 status: "PENDING" | "IN_TRANSIT" | "COMPLETED" | "FAILED" | "CANCELED";
@@ -2650,7 +2666,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The merchant of the API key */
+                        /**
+                         * @description The merchant of the API key
+                         * @example 1001
+                         */
                         business_code: number;
                         /**
                          * @description Amount in BOB, 0.10 to 20000.00, at most two decimals
@@ -2700,6 +2719,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: number;
+                            /** @example 1001 */
                             business_code: number;
                             /** @enum {string} */
                             status: "PENDING" | "IN_TRANSIT" | "COMPLETED" | "FAILED" | "CANCELED";
@@ -2922,6 +2942,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: number;
+                            /** @example 1001 */
                             business_code: number;
                             /** @enum {string} */
                             status: "PENDING" | "IN_TRANSIT" | "COMPLETED" | "FAILED" | "CANCELED";
@@ -3112,6 +3133,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: number;
+                            /** @example 1001 */
                             business_code: number;
                             /** @enum {string} */
                             status: "PENDING" | "IN_TRANSIT" | "COMPLETED" | "FAILED" | "CANCELED";
@@ -3331,7 +3353,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Every item, in data */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3485,6 +3507,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: number;
+                            /** @example 1001 */
                             business_code: number;
                             /** @enum {string} */
                             status: "PENDING" | "IN_TRANSIT" | "COMPLETED" | "FAILED" | "CANCELED";
@@ -3700,7 +3723,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description One page: the items in data, which page in meta */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3717,6 +3740,7 @@ export interface paths {
                                 payment_id: number;
                                 /** Format: uuid */
                                 qr_id: string;
+                                /** @example 1001 */
                                 business_code: number;
                                 /** @example 20 */
                                 amount: number;
@@ -3897,6 +3921,7 @@ export interface paths {
                             payment_id: number;
                             /** Format: uuid */
                             qr_id: string;
+                            /** @example 1001 */
                             business_code: number;
                             /** @example 20 */
                             amount: number;
@@ -4125,6 +4150,7 @@ export interface paths {
                             payment_id: number;
                             /** Format: uuid */
                             qr_id: string;
+                            /** @example 1001 */
                             business_code: number;
                             /** @example 20 */
                             amount: number;
@@ -4316,6 +4342,7 @@ export interface paths {
                             payment_id: number;
                             /** Format: uuid */
                             qr_id: string;
+                            /** @example 1001 */
                             business_code: number;
                             /** @example 20 */
                             amount: number;
@@ -4535,7 +4562,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created: the body is what was created */
                 201: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4549,6 +4576,7 @@ export interface paths {
                             id: number;
                             /** Format: uuid */
                             qr_id: string;
+                            /** @example 1001 */
                             business_code: number;
                             /** @example 150.5 */
                             amount: number;
@@ -4602,6 +4630,7 @@ export interface paths {
                                 payment_id: number;
                                 /** Format: uuid */
                                 qr_id: string;
+                                /** @example 1001 */
                                 business_code: number;
                                 /** @example 20 */
                                 amount: number;
@@ -4828,7 +4857,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created: the body is what was created */
                 201: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5016,7 +5045,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Read an onboarding intent of this partner (no url) */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5189,7 +5218,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description One page: the items in data, which page in meta */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5343,7 +5372,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created: the body is what was created */
                 201: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5528,7 +5557,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description One webhook endpoint (without its secret) */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5671,7 +5700,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Done: no body */
                 204: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5856,7 +5885,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done: the body is the resource as it is now */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6057,7 +6086,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done: the body is the resource as it is now */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6259,7 +6288,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description One page: the items in data, which page in meta */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6405,7 +6434,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description One event with every delivery attempt made for it */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6577,7 +6606,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Accepted: the body names what was queued */
                 202: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
