@@ -40,6 +40,17 @@ import { TokenLockout } from './token-lockout.ts';
 
 export type { App } from '../kernel/routes.ts';
 
+/**
+ * The Content-Security-Policy of /docs: @fastify/swagger-ui's own (`staticCSP: true`) plus the hash of the one
+ * inline stylesheet swagger-ui renders, the `<style>` inside the Swagger logo of its top bar
+ * (`.logo_small_svg__cls-2{fill:#fff}…`, drawn before the plugin swaps in its own logo), which that policy
+ * refused with an error in the console on every load. Nothing else inline is allowed. A swagger-ui upgrade
+ * that changes the stylesheet fails test/http/docs.browser.test.ts, which names the new hash.
+ */
+const DOCS_CSP = "default-src 'self'; base-uri 'self'; font-src 'self' https: data:; frame-ancestors 'self'; "
+  + "img-src 'self' data: validator.swagger.io; object-src 'none'; script-src 'self'; script-src-attr 'none'; "
+  + "style-src 'self' https: 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; upgrade-insecure-requests;";
+
 /** Largest request body (docs/api-reference.md#request-rules: 64 KiB → 413). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -168,7 +179,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     transformObject: completeDocument(documentedRoutes) as never,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
-  if (!options.operationsOnly) await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
+  if (!options.operationsOnly) await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP });
 
   await app.register(operationsRoutes, { ...context, metrics, startupGate: options.startupGate });
   if (options.operationsOnly) return app;
