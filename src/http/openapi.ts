@@ -118,6 +118,7 @@ export function completeDocument(routes: readonly DocumentedRoute[]) {
         completeOperation(path, method, operation, config);
       }
     }
+    shareErrorResponses(document);
     return document;
   };
 }
@@ -177,6 +178,48 @@ function completeOperation(path: string, method: string, operation: Json, config
     if (media?.schema?.$ref === '#/components/schemas/Error') {
       const codes = codesAnswering(status, path, config);
       if (codes.length > 0) media.examples = Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
+    }
+  }
+}
+
+const ERROR_NAMES: Record<string, string> = {
+  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 410: 'Gone',
+  413: 'PayloadTooLarge', 415: 'UnsupportedMediaType', 422: 'UnprocessableContent', 429: 'TooManyRequests',
+  500: 'InternalError', 502: 'BadGateway', 503: 'Unavailable',
+};
+
+/**
+ * Every error response is declared once in `components.responses` and referenced from the operations that
+ * answer it: the same status, headers (X-Request-Id, Retry-After, RateLimit-*, Idempotent-Replayed) and
+ * examples were written out under each operation's every error (400 of them, 27 distinct). Named by status
+ * and what sets them apart: Operator (the /admin/v1 token codes), RateLimited (RateLimit-* headers),
+ * Idempotent (the Idempotency-Key codes or Idempotent-Replayed); a number tells apart any other difference.
+ */
+function shareErrorResponses(document: Json): void {
+  const shared: Json = (document.components.responses ??= {});
+  const nameOf = new Map<string, string>();
+  for (const [path, operations] of Object.entries<Json>(document.paths ?? {})) {
+    for (const operation of Object.values<Json>(operations)) {
+      for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
+        if (response.content?.['application/json']?.schema?.$ref !== '#/components/schemas/Error') continue;
+        const examples = Object.keys(response.content['application/json'].examples ?? {});
+        const base = [
+          path.startsWith('/admin/') ? 'Operator' : '',
+          ERROR_NAMES[status] ?? `Error${status}`,
+          response.headers?.['RateLimit-Limit'] ? 'RateLimited' : '',
+          response.headers?.['Idempotent-Replayed'] || examples.some((code) => IDEMPOTENCY_CODES.includes(code as ErrorCode)) ? 'Idempotent' : '',
+        ].join('');
+        // Shared only under the same name: the API never refers to an Operator response, whatever its content.
+        const key = `${base} ${JSON.stringify(response)}`;
+        let name = nameOf.get(key);
+        if (name === undefined) {
+          name = base;
+          for (let n = 2; shared[name] !== undefined; n++) name = `${base}${n}`;
+          shared[name] = response;
+          nameOf.set(key, name);
+        }
+        operation.responses[status] = { $ref: `#/components/responses/${name}` };
+      }
     }
   }
 }

@@ -37,7 +37,7 @@ export class ContractChecker {
   private readonly operations: Operation[];
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(document: Json) {
+  constructor(private readonly document: Json) {
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats(this.ajv as never);
     this.ajv.addSchema(document, 'openapi');
@@ -71,8 +71,10 @@ export class ContractChecker {
     if (operation.requestBody?.required && !exchange.sentBody && exchange.status < 300) {
       problems.push(`${where}: the document requires a body, the service answered ${exchange.status} without one`);
     }
-    const response = operation.responses?.[String(exchange.status)] ?? operation.responses?.default;
-    if (!response) return [...problems, `${where}: status ${exchange.status} is not documented for ${method} ${template}`];
+    const documented = operation.responses?.[String(exchange.status)] ?? operation.responses?.default;
+    if (!documented) return [...problems, `${where}: status ${exchange.status} is not documented for ${method} ${template}`];
+    // An error response is shared: `{ $ref: '#/components/responses/…' }` (src/http/openapi.ts).
+    const response: Json = typeof documented.$ref === 'string' ? this.resolve(documented.$ref) : documented;
     for (const name of CHECKED_HEADERS) {
       if (exchange.headers.has(name) && !Object.keys(response.headers ?? {}).some((h) => h.toLowerCase() === name.toLowerCase())) {
         problems.push(`${where}: header ${name} is sent but not documented`);
@@ -84,7 +86,9 @@ export class ContractChecker {
       problems.push(`${where}: ${mediaType} is sent where the document promises ${Object.keys(response.content).join(', ')}`);
     }
     if (exchange.contentType.includes('json') && media?.schema) {
-      const validate = this.validatorFor(template, method, exchange.status, response === operation.responses?.default);
+      const validate = this.validatorFor(typeof documented.$ref === 'string'
+        ? `openapi${documented.$ref}`
+        : `openapi#/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${documented === operation.responses?.default ? 'default' : exchange.status}`);
       if (!validate(exchange.body)) {
         problems.push(`${where}: the body does not match the documented schema: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}`);
       }
@@ -102,8 +106,17 @@ export class ContractChecker {
     return { candidates, found };
   }
 
-  private validatorFor(template: string, method: string, status: number, isDefault: boolean): ValidateFunction {
-    const pointer = `openapi#/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${isDefault ? 'default' : status}/content/application~1json/schema`;
+  /** `#/components/responses/Name` → that object of the document. */
+  private resolve(ref: string): Json {
+    const found = ref.replace(/^#\//, '').split('/').reduce<Json | undefined>(
+      (node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], this.document);
+    if (found === undefined) throw new Error(`the document's ${ref} is not there`);
+    return found;
+  }
+
+  /** `response`: the JSON pointer (with its `openapi` base) of the documented response. */
+  private validatorFor(response: string): ValidateFunction {
+    const pointer = `${response}/content/application~1json/schema`;
     const known = this.validators.get(pointer);
     if (known) return known;
     const validate = this.ajv.compile({ $ref: pointer });

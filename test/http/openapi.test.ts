@@ -12,6 +12,13 @@ describe('the OpenAPI document', () => {
     document = (await t.request('GET', '/openapi.json')).body;
   });
   afterAll(() => t.close());
+  /** A response, or the shared one its `$ref` names. */
+  const response = (documented: any): any => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    if (typeof documented?.$ref !== 'string') return documented;
+    const name = documented.$ref.replace('#/components/responses/', '');
+    expect(document.components.responses[name], documented.$ref).toBeDefined();
+    return document.components.responses[name];
+  };
 
   it('has a relative server, so "Try it out" works from whatever host /docs was opened at', () => {
     expect(document.servers).toEqual([{ url: '/', description: 'This service' }]);
@@ -29,9 +36,9 @@ describe('the OpenAPI document', () => {
   it('describes every response (none is the plugin\'s "Default Response") and shows a business_code that is not 0', () => {
     for (const [path, methods] of Object.entries<any>(document.paths)) { // eslint-disable-line @typescript-eslint/no-explicit-any
       for (const [method, operation] of Object.entries<any>(methods)) { // eslint-disable-line @typescript-eslint/no-explicit-any
-        for (const [status, response] of Object.entries<any>(operation.responses)) { // eslint-disable-line @typescript-eslint/no-explicit-any
-          expect(response.description, `${method} ${path} ${status}`).not.toBe('Default Response');
-          expect(response.description, `${method} ${path} ${status}`).toBeTruthy();
+        for (const [status, documented] of Object.entries<any>(operation.responses)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+          expect(response(documented).description, `${method} ${path} ${status}`).not.toBe('Default Response');
+          expect(response(documented).description, `${method} ${path} ${status}`).toBeTruthy();
         }
       }
     }
@@ -51,6 +58,40 @@ describe('the OpenAPI document', () => {
     walk(document.paths, '#/paths');
     walk(document.components.schemas, '#/components/schemas');
     expect(missing).toEqual([]);
+  });
+
+  it('declares each error response once in components.responses, with its headers by $ref, and refers to it', () => {
+    const shared = document.components.responses;
+    const refs = new Set<string>();
+    let errors = 0;
+    for (const [path, methods] of Object.entries<any>(document.paths)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+      for (const [method, operation] of Object.entries<any>(methods)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+        for (const [status, documented] of Object.entries<any>(operation.responses)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+          if (Number(status) < 400) {
+            expect(documented.$ref, `${method} ${path} ${status}`).toBeUndefined();
+            continue;
+          }
+          // No error written out in an operation: each is a reference to the shared one.
+          expect(Object.keys(documented), `${method} ${path} ${status}`).toEqual(['$ref']);
+          expect(documented.$ref).toMatch(/^#\/components\/responses\/\w+$/);
+          refs.add(documented.$ref);
+          errors += 1;
+        }
+      }
+    }
+    // Every shared response is used, far fewer than the errors that use them, and none written out twice.
+    expect(new Set(Object.keys(shared).map((name) => `#/components/responses/${name}`))).toEqual(refs);
+    expect(Object.keys(shared).length).toBeLessThan(errors / 5);
+    expect(new Set(Object.entries(shared).map(([name, r]) => `${name.startsWith('Operator')} ${JSON.stringify(r)}`)).size).toBe(Object.keys(shared).length);
+    for (const [name, shared_] of Object.entries<any>(shared)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(shared_.description, name).toBeTruthy();
+      for (const [header, value] of Object.entries<any>(shared_.headers)) expect(value, `${name} ${header}`).toEqual({ $ref: `#/components/headers/${header}` }); // eslint-disable-line @typescript-eslint/no-explicit-any
+    }
+    // The API's key-limited 401 carries RateLimit-* and X-Request-Id; the operator's carries no RateLimit-*.
+    expect(document.paths['/api/v2/balance'].get.responses['401']).toEqual({ $ref: '#/components/responses/UnauthorizedRateLimited' });
+    expect(Object.keys(shared.UnauthorizedRateLimited.headers).sort()).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id']);
+    expect(document.paths['/admin/v1/merchants'].get.responses['401']).toEqual({ $ref: '#/components/responses/OperatorUnauthorized' });
+    expect(Object.keys(shared.OperatorUnauthorized.headers)).toEqual(['X-Request-Id']);
   });
 
   it('marks the bodies that may be left out as optional, and the service takes them without one', async () => {
@@ -80,11 +121,11 @@ describe('the OpenAPI document', () => {
     expect(read.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'If-None-Match' }));
     expect(read.responses['200'].headers.ETag).toBeDefined();
     expect(read.responses['304'].content).toBeUndefined();
-    expect(Object.keys(read.responses['429'].headers)).toContain('Retry-After');
+    expect(Object.keys(response(read.responses['429']).headers)).toContain('Retry-After');
     // The operator token spends from no rate limit (no RateLimit-* on /admin/v1); its 429 is the lockout of
     // a network that sent too many wrong tokens, with Retry-After alone.
     const admin = document.paths['/admin/v1/merchants'].post;
-    expect(Object.keys(admin.responses['429'].headers).sort()).toEqual(['Retry-After', 'X-Request-Id']);
+    expect(Object.keys(response(admin.responses['429']).headers).sort()).toEqual(['Retry-After', 'X-Request-Id']);
     expect(Object.keys(admin.responses['201'].headers)).not.toContain('RateLimit-Limit');
     const status = document.paths['/pay/{token}/status'].get;
     expect(status.responses['200'].content['application/json'].schema.properties.status.enum).toEqual(['ACTIVE', 'PAID', 'CANCELED']);
@@ -110,17 +151,17 @@ describe('the OpenAPI document', () => {
         for (const code of ['400', '413', '415']) expect(methods[method].responses[code], `${method} ${path} ${code}`).toBeDefined();
       }
     }
-    const examples = document.paths['/api/v2/transfers'].post.responses['409'].content['application/json'].examples;
+    const examples = response(document.paths['/api/v2/transfers'].post.responses['409']).content['application/json'].examples;
     expect(Object.keys(examples)).toContain('IDEMPOTENCY_KEY_IN_USE');
-    expect(Object.keys(document.paths['/api/v2/transfers'].post.responses['400'].content['application/json'].examples)).toContain('INSUFFICIENT_FUNDS');
+    expect(Object.keys(response(document.paths['/api/v2/transfers'].post.responses['400']).content['application/json'].examples)).toContain('INSUFFICIENT_FUNDS');
     for (const [code, example] of Object.entries<any>(examples)) { // eslint-disable-line @typescript-eslint/no-explicit-any
       expect(example.$ref).toBe(`#/components/examples/${code}`);
       expect(document.components.examples[code].value.code).toBe(code);
     }
     // Only the codes the route can answer: no operator-token error on the API, no idempotency codes without a key.
-    expect(Object.keys(document.paths['/api/v2/balance'].get.responses['401'].content['application/json'].examples)).not.toContain('ADMIN_TOKEN_INVALID');
-    expect(Object.keys(document.paths['/api/v2/simple-qrs/{id}/cancel'].post.responses['400'].content['application/json'].examples)).not.toContain('IDEMPOTENCY_KEY_MISSING');
-    expect(Object.keys(document.paths['/api/v2/transfers'].post.responses['400'].content['application/json'].examples)).toContain('MALFORMED_JSON');
+    expect(Object.keys(response(document.paths['/api/v2/balance'].get.responses['401']).content['application/json'].examples)).not.toContain('ADMIN_TOKEN_INVALID');
+    expect(Object.keys(response(document.paths['/api/v2/simple-qrs/{id}/cancel'].post.responses['400']).content['application/json'].examples)).not.toContain('IDEMPOTENCY_KEY_MISSING');
+    expect(Object.keys(response(document.paths['/api/v2/transfers'].post.responses['400']).content['application/json'].examples)).toContain('MALFORMED_JSON');
   });
 });
 
@@ -133,6 +174,12 @@ describe('the contract checker', () => {
         post: { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } }, responses: { 200: {} } },
       },
       '/things/special': { get: { responses: { 204: {} } } },
+      '/things': { get: { responses: { 200: {}, 404: { $ref: '#/components/responses/NotFound' } } } },
+    },
+    components: {
+      responses: {
+        NotFound: { description: 'gone', headers: { 'X-Request-Id': {} }, content: { 'application/json': { schema: { type: 'object', required: ['code'] } } } },
+      },
     },
   });
   const exchange = (overrides: Partial<Parameters<ContractChecker['check']>[0]>) => ({
@@ -152,5 +199,12 @@ describe('the contract checker', () => {
     expect(checker.check(exchange({ headers: new Headers({ 'x-request-id': 'r', etag: '"x"' }) }))[0]).toContain('header ETag is sent but not documented');
     expect(checker.check(exchange({ method: 'POST', contentType: '' }))[0]).toContain('requires a body');
     expect(checker.check(exchange({ method: 'DELETE' }))[0]).toContain('method is not documented');
+  });
+
+  it('reads a response shared in components.responses through its $ref', () => {
+    const notFound = (overrides: Partial<Parameters<ContractChecker['check']>[0]>) => exchange({ path: '/things', status: 404, body: { code: 'NOT_FOUND' }, ...overrides });
+    expect(checker.check(notFound({}))).toEqual([]);
+    expect(checker.check(notFound({ body: { message: 'no code' } }))[0]).toContain('does not match the documented schema');
+    expect(checker.check(notFound({ headers: new Headers({ 'x-request-id': 'r', 'retry-after': '1' }) }))[0]).toContain('header Retry-After is sent but not documented');
   });
 });

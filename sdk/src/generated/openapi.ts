@@ -74,17 +74,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                503: components["responses"]["Unavailable"];
             };
         };
         put?: never;
@@ -140,99 +130,13 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -354,86 +258,12 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -524,86 +354,12 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -649,86 +405,12 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -800,73 +482,11 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                404: components["responses"]["NotFoundRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -1030,86 +650,12 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -1300,152 +846,17 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                409: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                502: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimitedIdempotent"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                409: components["responses"]["ConflictRateLimitedIdempotent"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimitedIdempotent"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                502: components["responses"]["BadGatewayRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -1613,99 +1024,13 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -1862,151 +1187,17 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                409: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimited"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                409: components["responses"]["ConflictRateLimited"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -2113,99 +1304,13 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -2319,151 +1424,17 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                409: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimited"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                409: components["responses"]["ConflictRateLimited"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -2566,86 +1537,12 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -2769,139 +1666,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                409: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimitedIdempotent"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                409: components["responses"]["ConflictRateLimitedIdempotent"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimitedIdempotent"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -2992,99 +1766,13 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -3183,151 +1871,17 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                409: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimited"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                409: components["responses"]["ConflictRateLimited"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -3371,86 +1925,12 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -3557,138 +2037,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimited"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -3786,86 +2144,12 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -3960,152 +2244,17 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                409: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimitedIdempotent"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                409: components["responses"]["ConflictRateLimitedIdempotent"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimitedIdempotent"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -4189,99 +2338,13 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -4381,138 +2444,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimited"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -4670,138 +2611,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimited"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -4885,139 +2704,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                409: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimitedIdempotent"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                409: components["responses"]["ConflictRateLimitedIdempotent"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimitedIdempotent"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -5093,99 +2789,13 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -5259,86 +2869,12 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -5410,125 +2946,15 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimited"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -5590,99 +3016,13 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -5711,138 +3051,16 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimited"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         options?: never;
@@ -5918,138 +3136,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimited"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         trace?: never;
@@ -6124,138 +3220,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimited"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -6324,86 +3298,12 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -6477,99 +3377,13 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         put?: never;
@@ -6624,138 +3438,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Every error: type, code and message; a 422 also lists each failing field. */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["BadRequestRateLimited"];
+                401: components["responses"]["UnauthorizedRateLimited"];
+                403: components["responses"]["ForbiddenRateLimited"];
+                404: components["responses"]["NotFoundRateLimited"];
+                413: components["responses"]["PayloadTooLargeRateLimited"];
+                415: components["responses"]["UnsupportedMediaTypeRateLimited"];
+                422: components["responses"]["UnprocessableContentRateLimited"];
+                429: components["responses"]["TooManyRequestsRateLimited"];
+                500: components["responses"]["InternalErrorRateLimited"];
+                503: components["responses"]["UnavailableRateLimited"];
             };
         };
         delete?: never;
@@ -6786,7 +3478,217 @@ export interface components {
             }[];
         };
     };
-    responses: never;
+    responses: {
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        Unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        UnauthorizedRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        ForbiddenRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        NotFoundRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        UnprocessableContentRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        TooManyRequestsRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        InternalErrorRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        UnavailableRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        BadRequestRateLimitedIdempotent: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        ConflictRateLimitedIdempotent: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        PayloadTooLargeRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        UnsupportedMediaTypeRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        UnprocessableContentRateLimitedIdempotent: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        BadGatewayRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        BadRequestRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every error: type, code and message; a 422 also lists each failing field. */
+        ConflictRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
