@@ -19,7 +19,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The process is up */
+                /** @description The process is up, and its version */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
