@@ -34,7 +34,7 @@ export async function setup(project: TestProject): Promise<void> {
   if (process.env.CONTRACT_PROXY !== 'prism') {
     process.stdout.write(url
       ? '\nnpm test: every suite on the embedded PGlite and on PostgreSQL (TEST_DATABASE_URL); about 10 minutes on 2 cores.\n'
-      : '\nnpm test: the embedded PGlite only (set TEST_DATABASE_URL to run every suite on PostgreSQL too); about 6 minutes on 2 cores.\n');
+      : '\nnpm test: the embedded PGlite only (set TEST_DATABASE_URL to run every suite on PostgreSQL too, about 10 minutes on 2 cores); this run does about half that work.\n');
   }
   // The CLI and signal tests run the compiled service as users do (bin/mps.js, npm start): build it once
   // here, before test files run side by side (scripts/build.mjs; dist/ is ignored by git).
