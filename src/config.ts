@@ -7,6 +7,7 @@ import type { EncryptionKey } from './kernel/secret-box.ts';
 import { parseAmount, type Centavos } from './money.ts';
 // The fee rules' own parsers (pricing.ts is pure and imports only money.ts), so FEE_QR reads exactly as a plan is kept.
 import { parseFixedFee, parseQrPrice, type PricePlan } from './merchants/pricing.ts';
+import { isLoopbackHost } from './ip.ts';
 import { RAIL_NAMES } from './rails/names.ts';
 import { isKnownTimeZone, parseDuration } from './time.ts';
 
@@ -190,6 +191,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   }
   const publicBaseUrl = read('PUBLIC_BASE_URL', `http://localhost:${port ?? 3000}`, baseUrl,
     'an absolute http(s) URL without query or fragment, e.g. https://pay.example.com');
+  if (mode === 'live') problems.push(...liveRefusals(database, publicBaseUrl));
   const adminToken = read('ADMIN_TOKEN', '', bearerToken, TOKEN_RULE)?.token ?? null;
   const serviceTimeZone = read('SERVICE_TIMEZONE', 'America/La_Paz', (t) => (isKnownTimeZone(t) ? t : null),
     'an IANA time zone such as America/La_Paz');
@@ -262,6 +264,30 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     refundWindowMs, onboardingActivationFeeCentavos, defaultPricePlan, payoutTime, webhookRetryScheduleMs, webhookTimeoutMs, sandboxSettlementMs, webhookPrivateTargets,
     rateLimit, publicRateLimit, trustProxy, httpHeadersTimeoutMs, httpRequestTimeoutMs, connectionsPerAddress, metricsToken, role, banks, logLevel,
   };
+}
+
+/**
+ * What a live start refuses because money would be lost (docs/going-live.md#what-the-start-checks); what
+ * only needs attention is a warning of src/start-warnings.ts.
+ * - An in-memory database forgets every payment and balance when the process stops.
+ * - Pay links and the bank's callbacks are built on PUBLIC_BASE_URL: over plain http anyone on the path
+ *   can swap the QR a payer scans for their own, and read the callbacks. A loopback address reaches no
+ *   payer and no path, so a trial on one machine may keep http (it is warned about).
+ */
+function liveRefusals(database: DatabaseTarget | undefined, publicBaseUrl: string | undefined): string[] {
+  const refusals: string[] = [];
+  if (database?.kind === 'pglite-memory') {
+    refusals.push('DATABASE_URL=memory:// cannot run with MODE=live: every payment and balance is lost when the process stops; '
+      + 'use PostgreSQL (docs/going-live.md)');
+  }
+  if (publicBaseUrl !== undefined) {
+    const url = new URL(publicBaseUrl);
+    if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname)) {
+      refusals.push(`PUBLIC_BASE_URL=${JSON.stringify(publicBaseUrl)} must be https:// with MODE=live: payers open pay links and the bank `
+        + 'calls back on it, and over plain http anyone on the way can swap the QR a payer scans (docs/going-live.md#3-https-in-front)');
+    }
+  }
+  return refusals;
 }
 
 type Read = <T>(name: string, fallback: string, parse: (text: string) => T | null, allowed: string) => T;

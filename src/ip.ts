@@ -39,3 +39,17 @@ export function clientNetworkOf(address: string): string {
   const groups = ipv6Groups(address);
   return groups ? `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64` : address;
 }
+
+/**
+ * Whether `host` (a HOST value or a URL's host name) names this machine only: `localhost`, 127.0.0.0/8 or
+ * ::1, in any spelling (an IPv4-mapped ::ffff:127.x too). A name other than localhost is not resolved: it
+ * may name any address, so it counts as beyond loopback.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  const ipv4 = net.isIP(bare) === 4 ? bare : net.isIP(bare) === 6 ? mappedIpv4Of(bare) : null;
+  if (ipv4 !== null) return ipv4.startsWith('127.');
+  const groups = net.isIP(bare) === 6 ? ipv6Groups(bare) : null;
+  return groups !== null && groups.slice(0, 7).every((g) => g === 0) && groups[7] === 1;
+}

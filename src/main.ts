@@ -6,8 +6,8 @@ import { DataDirInUseError } from './db/lock-file.ts';
 import type { App } from './http/app.ts';
 import { createLogger, describeError } from './kernel/logging.ts';
 import type { SandboxCredentials } from './merchants/sandbox-setup.ts';
+import { startWarnings } from './start-warnings.ts';
 import { StartAborted, startService, type RunningService } from './startup.ts';
-import { DEFAULT_BANKS_ARE_ASFI_CODES } from './transfers/banks.ts';
 import { SERVICE_VERSION } from './version.ts';
 
 /** Longest a shutdown may take before the process exits anyway. */
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
 
   printBanner(config, service.app);
   service.ready.then(
-    (sandbox) => printFirstRun(config, sandbox),
+    (sandbox) => printFirstRun(config, baseUrlOf(config, service.app), sandbox),
     (error) => {
       if (error instanceof StartAborted) return; // stopped (SIGTERM) before the database came: not a failure
       if (error instanceof DatabaseModeMismatch) {
@@ -97,6 +97,7 @@ function printBanner(config: Config, app: App): void {
   lines.push(`  Database:  ${describeDatabase(config.database)}`);
   if (config.databaseReplica && config.role !== 'worker') lines.push(`  Replica:   ${describeDatabase(config.databaseReplica)} (lists, movements, statements)`);
   lines.push(...railLines(config));
+  lines.push(...warningLines(config));
   if (!config.adminToken && config.role !== 'worker') lines.push('', `Operator API /admin/v1 is off: set ADMIN_TOKEN (${MIN_TOKEN_LENGTH}+ characters) to enable it.`);
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }
@@ -109,16 +110,19 @@ function railLines(config: Config): string[] {
   if (config.rail.kind === 'sandbox') return ['  Rail:      sandbox (the pretend bank: no money moves)'];
   const lines = [`  Rail:      baneco (Banco Económico) at ${new URL(config.rail.baneco.url).origin}`];
   if (config.role !== 'worker') lines.push(`  Bank callbacks: ${config.publicBaseUrl}/rails/baneco/<BANECO_CALLBACK_SECRET>/ (register it with the bank)`);
-  // The shipped list's codes are this service's own; the bank reads bank_code as an ASFI code (docs/rails.md#bank-codes).
-  if (config.banks === null && !DEFAULT_BANKS_ARE_ASFI_CODES) {
-    lines.push('', 'BANKS_FILE is unset: the shipped banks list holds this service\'s own codes, not the ASFI codes the bank reads;',
-      'transfers would name the wrong banks. Set BANKS_FILE to the codes the bank confirms (docs/going-live.md).');
-  }
   return lines;
 }
 
+/** The settings to look at before money moves, one per line under the variable's name. */
+function warningLines(config: Config): string[] {
+  const warnings = startWarnings(config);
+  if (warnings.length === 0) return [];
+  return ['', `Check before taking money (docs/going-live.md#what-the-start-checks):`,
+    ...warnings.map((warning) => `  ${warning.variable.padEnd(16)} ${warning.text}`)];
+}
+
 /** Once the database is ready: the sandbox keys of a first run (shown once), or how to get another. */
-function printFirstRun(config: Config, sandbox: SandboxCredentials | null): void {
+function printFirstRun(config: Config, base: string, sandbox: SandboxCredentials | null): void {
   const lines: string[] = [];
   if (sandbox) {
     lines.push('First run: sandbox accounts created. These keys are shown once; only their hashes are stored.');
@@ -129,7 +133,7 @@ function printFirstRun(config: Config, sandbox: SandboxCredentials | null): void
     // A worker has no API: the keys work on the API processes of the same database.
     lines.push('', config.role === 'worker'
       ? '  Use them on an API process of this database (ROLE=api or all): GET /api/v2/balance with X-API-KEY.'
-      : '  Try:  curl -H "X-API-KEY: <merchant key>" ' + `${config.publicBaseUrl}/api/v2/balance`);
+      : `  Try:  curl -H "X-API-KEY: ${sandbox.apiKey}" ${base}/api/v2/balance`);
   } else if (config.mode === 'sandbox') {
     lines.push('Sandbox keys were printed on the first run. Lost them? Create another:',
       '  npm run mps -- key create 1001   (stop the service first when it runs on the embedded database)');

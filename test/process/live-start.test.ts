@@ -80,7 +80,10 @@ describe('npm start in MODE=live', () => {
       expect(banner).toContain(`Merchant Payments Service ${version} (live) listening on ${base}`);
       expect(banner).toContain(`Rail:      baneco (Banco Económico) at http://127.0.0.1:${bank.port}\n`);
       expect(banner).toContain(`Bank callbacks: http://localhost:${port}/rails/baneco/<BANECO_CALLBACK_SECRET>/`);
-      expect(banner).toContain('BANKS_FILE is unset');
+      // What this trial start leaves unconfigured, each under its variable; ADMIN_TOKEN only listens on loopback here.
+      const checks = banner.slice(banner.indexOf('Check before taking money'));
+      expect(checks.match(/^  [A-Z_]+(?= )/gm)).toEqual(['  BANKS_FILE', '  PUBLIC_BASE_URL', '  DATABASE_URL', '  METRICS_TOKEN']);
+      expect(checks).toContain('BANKS_FILE is unset');
       expect(banner).not.toMatch(/sandbox accounts|mk_test_/);
       const output = run.stdout() + run.stderr();
       for (const secret of [...SECRETS, ADMIN_TOKEN, TEST_ENCRYPTION_KEYS.split(':')[1]!]) expect(output).not.toContain(secret);

@@ -60,6 +60,10 @@ describe('signals', () => {
         const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mps-signals-'));
         try {
           const service = await start(way.command, dataDir);
+          // The banner's first request works as printed: the key shown above it, the address it listens on.
+          const tryLine = /Try:\s+curl -H "X-API-KEY: (\S+)" (\S+)/.exec(service.output());
+          expect(tryLine?.slice(1), service.output()).toEqual([service.apiKey, `${service.baseUrl}/api/v2/balance`]);
+          expect((await fetch(tryLine![2]!, { headers: { 'x-api-key': tryLine![1]! } })).status).toBe(200);
           const headers = { 'x-api-key': service.apiKey, 'content-type': 'application/json' };
           const created = await fetch(`${service.baseUrl}/api/v2/simple-qrs`, { method: 'POST', headers, body: JSON.stringify({ business_code: 1001, amount: 10 }) });
           expect(created.status).toBe(201);
