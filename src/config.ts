@@ -69,7 +69,7 @@ export interface Config {
   database: DatabaseTarget;
   /**
    * A PostgreSQL streaming replica of `database` (DATABASE_REPLICA_URL) for the reads that may lag: lists,
-   * movements, statements and the journal export (docs/operators.md#read-replica); null: every read goes to
+   * movements, statements and the journal export (docs/architecture.md#read-replica); null: every read goes to
    * `database`.
    */
   databaseReplica: { kind: 'postgres'; url: string } | null;

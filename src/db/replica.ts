@@ -1,5 +1,5 @@
 // Reads that may lag behind the primary — lists, movements, statements, the journal export — go to a
-// streaming replica when DATABASE_REPLICA_URL names one (docs/operators.md#read-replica). Everything that
+// streaming replica when DATABASE_REPLICA_URL names one (docs/architecture.md#read-replica). Everything that
 // must read its own writes (a QR's status and its long poll, idempotency keys, balances, every write)
 // stays on the primary: those reads are never handed the LaggingReads made here.
 //
