@@ -171,7 +171,7 @@ function figuresOf(measured: Measured[], batchSizes: { many: string; withFees: s
   if (wide.length > 0) {
     figures.push(figure(`POST /api/v2/transfers, ${merchantCount} merchants, ${2 * connections} connections`, wide.map((m) => ({ baseline: m.baseline, load: m.wide! })), null,
       `no target: the same load with twice the requests waiting to share a batch; what it gains over the ${connections}-connection line is `
-      + 'throughput the service had the CPU for but not the waiting requests, each batch being seven statements one after another', 2 * connections));
+      + 'throughput the service had the CPU for but not the waiting requests, each batch being six statements one after another', 2 * connections));
   }
   return figures;
 }

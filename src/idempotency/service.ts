@@ -63,6 +63,15 @@ export async function runIdempotent(
   return result!;
 }
 
+interface Prefetch<R, Prefetched> {
+  /**
+   * A read the work needs whatever the claims say (its locks taken for every request, replays too), sent
+   * right behind the claims without waiting for them: one round trip less per batch on PostgreSQL, whose
+   * transactions pipeline their statements. Its locks come after the keys', in every batch alike.
+   */
+  prefetch: (tx: Transaction, requests: readonly R[]) => Promise<Prefetched>;
+}
+
 /**
  * `runIdempotent` for several requests in one transaction (requests written together, see
  * src/db/group-commit.ts). Each result, in request order, is the stored outcome replayed, the
@@ -71,14 +80,19 @@ export async function runIdempotent(
  * the same order; a storable refusal among them (see `refusalOutcome`) must have written nothing. If
  * `work` throws, nothing of the batch is written and the error propagates.
  */
-export async function runIdempotentEach<R extends IdempotentRequest>(
+export async function runIdempotentEach<R extends IdempotentRequest, Prefetched = undefined>(
   db: Database,
   requests: readonly R[],
-  work: (tx: Transaction, toExecute: R[]) => Promise<Outcome[]>,
+  work: (tx: Transaction, toExecute: R[], prefetched: Prefetched) => Promise<Outcome[]>,
+  // Required exactly when `work` takes what it prefetches.
+  ...[options]: undefined extends Prefetched ? [options?: Prefetch<R, Prefetched>] : [options: Prefetch<R, Prefetched>]
 ): Promise<Array<IdempotentResult | ApiError>> {
   const hashes = requests.map((r) => fingerprint(r.request));
   return db.transaction(async (tx) => {
-    const claims = await store.claimKeys(tx, requests.map((r) => r.scope));
+    const [claims, prefetched] = await Promise.all([
+      store.claimKeys(tx, requests.map((r) => r.scope)),
+      options ? options.prefetch(tx, requests) : (undefined as Prefetched),
+    ]);
     const results: Array<IdempotentResult | ApiError | undefined> = [];
     const toExecute: number[] = [];
     const seen = new Set<string>();
@@ -98,7 +112,7 @@ export async function runIdempotentEach<R extends IdempotentRequest>(
     });
     if (toExecute.length === 0) return results as Array<IdempotentResult | ApiError>;
 
-    const outcomes = await work(tx, toExecute.map((i) => requests[i]!));
+    const outcomes = await work(tx, toExecute.map((i) => requests[i]!), prefetched);
     if (outcomes.length !== toExecute.length) throw new Error(`idempotent work returned ${outcomes.length} outcomes for ${toExecute.length} requests`);
     const stored = await store.insertOutcomes(tx, toExecute.map((i, n) => ({
       scope: requests[i]!.scope, requestHash: hashes[i]!, statusCode: outcomes[n]!.statusCode, body: outcomes[n]!.body, now: requests[i]!.now,

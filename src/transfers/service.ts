@@ -11,7 +11,7 @@ import {
 } from '../idempotency/service.ts';
 import * as ledger from '../ledger/service.ts';
 import * as merchants from '../merchants/service.ts';
-import { FREE_PLAN, transferFee } from '../merchants/pricing.ts';
+import { FREE_PLAN, transferFee, type PricePlan } from '../merchants/pricing.ts';
 import { FullAccountNumber } from '../masking.ts';
 import { validatedCentavos, type Centavos } from '../money.ts';
 import { railKey } from '../rails/keys.ts';
@@ -86,13 +86,24 @@ export function transferCreationQueue(db: Database): TransferCreationQueue {
     // advisory lock answers it between processes.
     exclusiveKeyOf: ({ scope }) => scopeKey(scope),
     duplicate: () => new ApiError('IDEMPOTENCY_KEY_IN_USE'),
-    write: (creations) => runIdempotentEach(db, creations, debitAndRecordTransfers),
+    write: (creations) => writeTransferCreations(db, creations),
     maxBatch: 64,
     // Two: one batch commits while the next is written. More only makes batches smaller (bench/transfers.ts:
     // 4 in flight averaged 4.9 transfers per transaction and fewer transfers/s than 2 with 8.4), and
     // leaves less of the pool to other requests. On PGlite, which runs one transaction at a time, a second
     // batch would only wait for the first and take the requests the next batch should have.
     maxInFlight: db.connections >= 4 ? 2 : 1,
+  });
+}
+
+/**
+ * One batch of creations in one transaction, each at most once per idempotency key: the debits, transfer
+ * rows, events and stored outcomes. The merchants' price plans are share-locked right behind the keys' claim,
+ * in the same round trip.
+ */
+export function writeTransferCreations(db: Database, creations: readonly TransferCreation[]): Promise<Array<IdempotentResult | ApiError>> {
+  return runIdempotentEach(db, creations, debitAndRecordTransfers, {
+    prefetch: (tx, all) => merchants.lockPricePlans(tx, all.map((creation) => creation.request.business_code)),
   });
 }
 
@@ -144,8 +155,8 @@ function orderOf({ request, origin, now }: TransferCreation): TransferOrder {
  * order), in the caller's transaction: 201 with the transfer, or the stored 400 INSUFFICIENT_FUNDS for a
  * creation whose debit was refused (it wrote nothing). Outcomes in creation order.
  */
-export async function debitAndRecordTransfers(tx: Transaction, creations: TransferCreation[]): Promise<Outcome[]> {
-  const recorded = await debitAndRecord(tx, creations.map(orderOf));
+async function debitAndRecordTransfers(tx: Transaction, creations: TransferCreation[], plans: PlansInForce): Promise<Outcome[]> {
+  const recorded = await debitAndRecord(tx, creations.map(orderOf), plans);
   const insufficientFunds = refusalOutcome(new ApiError('INSUFFICIENT_FUNDS'));
   return recorded.map((transfer) => (transfer ? { statusCode: 201, body: transfer.resource } : insufficientFunds));
 }
@@ -156,14 +167,19 @@ export async function debitAndRecordTransfers(tx: Transaction, creations: Transf
  * does not cover amount and fee.
  */
 export async function createScheduledTransfer(tx: Transaction, order: Omit<TransferOrder, 'origin'>): Promise<TransferRow | null> {
-  const [recorded] = await debitAndRecord(tx, [{ ...order, origin: 'schedule' }]);
+  const plans = await merchants.lockPricePlans(tx, [order.businessCode]);
+  const [recorded] = await debitAndRecord(tx, [{ ...order, origin: 'schedule' }], plans);
   return recorded?.row ?? null;
 }
 
+/**
+ * The price plans in force for the orders' merchants, read under a share lock held until commit
+ * (merchants.lockPricePlans), so a plan change applies to the transfers created after it.
+ */
+type PlansInForce = ReadonlyMap<number, PricePlan>;
+
 /** The orders' debits (each with its plan's transfer fee), rows and events; null for an order whose debit was refused. */
-async function debitAndRecord(tx: Transaction, orders: TransferOrder[]): Promise<Array<{ row: TransferRow; resource: TransferResource } | null>> {
-  // The plans in force now, share-locked until commit: a plan change applies to transfers created after it.
-  const plans = await merchants.lockPricePlans(tx, orders.map((order) => order.businessCode));
+async function debitAndRecord(tx: Transaction, orders: TransferOrder[], plans: PlansInForce): Promise<Array<{ row: TransferRow; resource: TransferResource } | null>> {
   const fees = orders.map((order) => transferFee(plans.get(order.businessCode) ?? FREE_PLAN));
   const movements = await ledger.debitEach(tx, orders.map((order, i) => ({
     businessCode: order.businessCode,

@@ -107,7 +107,8 @@ export async function startTestApp(options: StartOptions): Promise<TestApp> {
   const ownsDatabase = !options.database;
   const db = options.separatePool ? await database.openAnother() : database.db;
   const config = loadConfig({
-    DATABASE_URL: 'memory://', // replaced below: the test decides the database
+    // Never opened: the test decides the database (below). Not memory://, which MODE=live refuses.
+    DATABASE_URL: 'postgres://test-database.invalid/placeholder',
     ADMIN_TOKEN,
     ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
     RATE_LIMIT: 'off',

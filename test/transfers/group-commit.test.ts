@@ -4,8 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ledger from '../../src/ledger/service.ts';
-import { runIdempotentEach } from '../../src/idempotency/service.ts';
-import { CREATE_TRANSFER_ROUTE, debitAndRecordTransfers, toCreateTransferRequest } from '../../src/transfers/service.ts';
+import { CREATE_TRANSFER_ROUTE, toCreateTransferRequest, writeTransferCreations } from '../../src/transfers/service.ts';
 import type { CreateTransferBody } from '../../src/transfers/schemas.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
@@ -161,12 +160,12 @@ describe.each(databaseKinds())('transfers written together on %s', (kind) => {
         : postTransfer(t, merchant, transferBody(merchant.businessCode, { amount: '10.00', reference: `ok ${i}` }), randomUUID()))));
       // The same failure below the HTTP layer: the error is the trigger's, not the "transaction is aborted"
       // of the outcome insert that was waiting behind it.
-      direct = await runIdempotentEach(t.db, [{
+      direct = await writeTransferCreations(t.db, [{
         scope: { caller: `merchant:${merchants[2]!.businessCode}`, route: CREATE_TRANSFER_ROUTE, key: randomUUID() },
         request: toCreateTransferRequest(transferBody(merchants[2]!.businessCode, { amount: '10.00', reference: 'poison' }) as CreateTransferBody),
         origin: 'api',
         now: t.clock.now(),
-      }], debitAndRecordTransfers).then(() => 'resolved', (error: unknown) => error);
+      }]).then(() => 'resolved', (error: unknown) => error);
     } finally {
       await t.db.query('drop trigger refuse_poisoned_event on events');
       await t.db.query('drop function refuse_poisoned_event()');
