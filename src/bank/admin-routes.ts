@@ -1,6 +1,6 @@
-// Operator API of the rails under /admin/v1/rails (docs/api-reference.md#rails): settling a transfer batch
-// whose upload's answer never came, and reconciling a business day with the bank. Only registered when
-// ADMIN_TOKEN is set.
+// Operator API of the rails under /admin/v1/rails: settling a transfer batch whose upload's answer never
+// came (docs/api-reference.md#resolve-a-batch), and reconciling a business day with the bank
+// (docs/api-reference.md#reconcile-a-day-with-the-bank). Only registered when ADMIN_TOKEN is set.
 import type { CapabilityRoutes } from '../context.ts';
 import { ApiError, railRefused, railUnavailable } from '../kernel/errors.ts';
 import { errorResponses, OPERATOR_ERRORS } from '../kernel/schemas.ts';

@@ -1,4 +1,4 @@
-// The hosted payment page (docs/qr.md#the-hosted-payment-page): merchant, description, amount, QR image,
+// The hosted payment page (docs/qr.md#4-the-hosted-payment-page): merchant, description, amount, QR image,
 // live status without reload, a countdown to the expiry, the payment received with a link to its
 // receipt, clear pages for canceled and expired QRs, and in sandbox mode a "Simulate payment" form.
 // Server-rendered in the payer's language (kernel/i18n); a small script long-polls the public status.

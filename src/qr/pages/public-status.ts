@@ -1,4 +1,4 @@
-// The public status of a pay link (docs/api-reference.md#public-payment-status): what the pay page
+// The public status of a pay link (docs/api-reference.md#hosted-payment-page): what the pay page
 // shows and polls, and the words of its status line.
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
@@ -20,7 +20,7 @@ export const PublicStatusSchema = Type.Object({
 }, { description: 'What anyone holding the pay link may read: no payer details, no payment ids, no count' });
 
 /**
- * What anyone holding the pay link may read (docs/api-reference.md#public-payment-status): the state of the
+ * What anyone holding the pay link may read (docs/api-reference.md#hosted-payment-page): the state of the
  * QR and what the payer needs, never a payment id, another payer's amount or a multi-use QR's count.
  */
 export interface PublicStatus {
