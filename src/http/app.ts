@@ -30,7 +30,7 @@ import { transferRoutes } from '../transfers/routes.ts';
 import { eventRoutes } from '../webhooks/events-routes.ts';
 import { webhookEndpointRoutes } from '../webhooks/routes.ts';
 import { handleError, handleFrameworkError, handleNotFound } from './error-handler.ts';
-import { completeDocument, type DocumentedRoute } from './openapi.ts';
+import { completeDocument, readingView, type DocumentedRoute } from './openapi.ts';
 import { createMetricsRegistry, httpMetrics } from './metrics.ts';
 import { operationsRoutes } from './operations-routes.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -179,7 +179,7 @@ export async function buildApp(context: AppContext, options: BuildAppOptions = {
     transformObject: completeDocument(documentedRoutes) as never,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
-  if (!options.operationsOnly) await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP });
+  if (!options.operationsOnly) await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP, transformSpecification: readingView });
 
   await app.register(operationsRoutes, { ...context, metrics, startupGate: options.startupGate });
   if (options.operationsOnly) return app;

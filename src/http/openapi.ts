@@ -223,3 +223,30 @@ function shareErrorResponses(document: Json): void {
     }
   }
 }
+
+/** The headers every answer (X-Request-Id) or every rate-limited answer (RateLimit-*) carries. */
+const UBIQUITOUS_HEADERS = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+
+/**
+ * The document as /docs shows it to a reader: the same operations, without the headers that every answer
+ * carries listed under each of its responses — swagger-ui draws a table of them under every status, some
+ * 6,000 px per operation — but once, in the introduction. /openapi.json, which tools and the contract
+ * tests read, keeps them on every response. Changes `document` (swagger-ui's routes hand over a copy).
+ */
+export function readingView(document: Json): Json {
+  const responses = [
+    ...Object.values<Json>(document.components?.responses ?? {}),
+    ...Object.values<Json>(document.paths ?? {}).flatMap((operations) => Object.values<Json>(operations)
+      .flatMap((operation) => Object.values<Json>(operation.responses ?? {}))),
+  ];
+  for (const response of responses) {
+    if (!response.headers) continue;
+    for (const name of UBIQUITOUS_HEADERS) delete response.headers[name];
+    if (Object.keys(response.headers).length === 0) delete response.headers;
+  }
+  document.info.description = `${document.info.description ?? ''}\n\n`
+    + '**Headers on every answer**, not repeated under each response here (the document at /openapi.json lists them on every one): '
+    + '`X-Request-Id` names the request in the service\'s logs; on every route a key or a client address is counted on (all but `/admin/v1`), '
+    + '`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` describe the caller\'s token bucket (docs/api-reference.md).';
+  return document;
+}
