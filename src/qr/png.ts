@@ -11,6 +11,14 @@ const core = require('./png-core.cjs') as { renderQrPng(payload: string): Buffer
 export const renderQrPng: (payload: string) => Buffer = core.renderQrPng;
 export const renderQrDataUri: (payload: string) => string = core.renderQrDataUri;
 
+const PNG_DATA_URI_PREFIX = 'data:image/png;base64,';
+
+/** The PNG bytes of a QR's `qr_image` (ours or a bank's, both PNG data URIs), as the pay page shows them. */
+export function pngOfDataUri(dataUri: string): Buffer {
+  if (!dataUri.startsWith(PNG_DATA_URI_PREFIX)) throw new Error('a QR image that is not a PNG data URI');
+  return Buffer.from(dataUri.slice(PNG_DATA_URI_PREFIX.length), 'base64');
+}
+
 interface PendingJob {
   resolve(uri: string): void;
   reject(error: Error): void;

@@ -42,6 +42,8 @@ export const en = {
   'pay.scan.help': 'Open your bank\'s app, choose “Pay with QR” and scan this code.',
   'pay.qr.alt': 'QR code to pay {amount} to {merchant}',
   'pay.qr.alt_open': 'QR code to pay {merchant} an amount you choose',
+  'pay.save.help': 'Paying from this phone? Save the QR, then in your bank\'s app choose to pay with a QR from your gallery.',
+  'pay.save.button': 'Save QR',
   'pay.paid.heading': 'Payment received',
   'pay.paid.amount': 'Amount',
   'pay.paid.date': 'Date',

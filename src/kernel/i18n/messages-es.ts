@@ -42,6 +42,8 @@ export const es: Record<MessageKey, string> = {
   'pay.scan.help': 'Abre la app de tu banco, elige “Pagar con QR” y escanea este código.',
   'pay.qr.alt': 'Código QR para pagar {amount} a {merchant}',
   'pay.qr.alt_open': 'Código QR para pagar a {merchant} el monto que elijas',
+  'pay.save.help': '¿Pagas desde este mismo celular? Guarda el QR y, en la app de tu banco, elige pagar con un QR de la galería.',
+  'pay.save.button': 'Guardar QR',
   'pay.paid.heading': 'Pago recibido',
   'pay.paid.amount': 'Monto',
   'pay.paid.date': 'Fecha',

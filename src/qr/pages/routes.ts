@@ -1,9 +1,10 @@
-// Routes of the hosted payment page (no API key): the page, its receipt, its public status endpoint
-// (ETag and long poll like the API) and, in sandbox mode, the "Simulate payment" form post. Pages speak
-// the payer's language (kernel/page-kit.ts pageLocale).
+// Routes of the hosted payment page (no API key): the page, its receipt, its QR image to save, its public
+// status endpoint (ETag and long poll like the API) and, in sandbox mode, the "Simulate payment" form post.
+// Pages speak the payer's language (kernel/page-kit.ts pageLocale).
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sandboxHelpersOf, type CapabilityRoutes } from '../../context.ts';
+import { attachmentDisposition } from '../../kernel/content-disposition.ts';
 import { readCookie, scopedCookie } from '../../kernel/cookies.ts';
 import { acceptFormPostsOnly, formErrorsOf } from '../../kernel/forms.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
@@ -17,9 +18,11 @@ import * as qrs from '../service.ts';
 import { effectiveState, ifNoneMatchHits } from '../state.ts';
 import type { QrWithLastPayment } from '../service.ts';
 import type { QrRow } from '../store.ts';
+import { pngOfDataUri } from '../png.ts';
 import { holdWhileUnchanged } from '../watch.ts';
 import { renderNotFoundPage, renderPayPage, type SimulateFormState } from './pay-page.ts';
 import { PublicStatusSchema, publicStatusTag, toPublicStatus } from './public-status.ts';
+import { qrFileName } from './qr-file-name.ts';
 import { renderNoReceiptPage, renderReceiptPage } from './receipt-page.ts';
 
 const TokenParams = Type.Object({ token: Type.String() });
@@ -40,6 +43,7 @@ function payFormMessage(locale: Locale, qr: QrRow, field: (typeof PAY_FORM_FIELD
 const RECEIPT_COOKIE = 'mps_receipt';
 const RECEIPT_COOKIE_MAX_AGE_SECONDS = 30 * 24 * 3600;
 const StatusQuery = StrictObject({ wait: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })) });
+const QrImageQuery = StrictObject({ download: Type.Optional(Type.Literal('1')) });
 
 export const payPages: CapabilityRoutes = async (app, context) => {
   const { config, db, clock } = context;
@@ -84,6 +88,27 @@ export const payPages: CapabilityRoutes = async (app, context) => {
     }
     const merchant = await context.merchantDisplays.get(db, found.qr.business_code);
     return sendPage(reply, 200, locale, (nonce) => renderReceiptPage({ locale, nonce, qr: found.qr, payment, merchant }));
+  });
+
+  // The image the page shows (its qr_image: ours, or on a bank's rail the bank's, unchanged) as a PNG file;
+  // `?download=1` is the "Guardar QR" link's, an attachment named for the merchant and amount
+  // (qr-file-name.ts). Served in every state, like the image in the page: the page shows the link only
+  // while the QR takes payments.
+  app.get('/pay/:token/qr.png', {
+    schema: { tags: ['hosted pages'], summary: 'The QR image of a payment page (PNG); ?download=1 saves it', params: TokenParams, querystring: QrImageQuery, hide: true },
+    config: pageRoute,
+  }, async (request, reply) => {
+    const found = await watcher.readByPayToken(request.params.token);
+    if (!found) {
+      const locale = pageLocale(request, config.serviceTimeZone);
+      return sendPage(reply, 404, locale, (nonce) => renderNotFoundPage(locale, nonce));
+    }
+    reply.type('image/png').header('cache-control', 'no-store').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
+    if (request.query.download === '1') {
+      const merchant = await context.merchantDisplays.get(db, found.qr.business_code);
+      reply.header('content-disposition', attachmentDisposition(qrFileName(merchant.name, found.qr)));
+    }
+    return reply.send(pngOfDataUri(found.qr.qr_image));
   });
 
   app.get('/pay/:token/status', {
