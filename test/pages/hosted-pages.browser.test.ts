@@ -233,7 +233,7 @@ describeInChromium('every hosted page in both languages', () => {
       expect(focused.width, focused.id).toBeGreaterThanOrEqual(2);
       if (focused.id === 'sim-amount') break;
     }
-    expect(reached).toEqual(['en', 'sim-source_bank', 'sim-account_number', 'sim-account_titular', 'sim-amount']);
+    expect(reached).toEqual(['en', 'save-qr', 'sim-source_bank', 'sim-account_number', 'sim-account_titular', 'sim-amount']);
     await page.keyboard.press('Control+A');
     await page.keyboard.type('30,00');
     await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
