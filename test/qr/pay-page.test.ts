@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FullAccountNumber } from '../../src/masking.ts';
+import { centavos } from '../../src/money.ts';
+import { receivePayment } from '../../src/qr/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startLiveApp } from '../helpers/baneco.ts';
 import { databaseKinds } from '../helpers/databases.ts';
@@ -258,13 +261,27 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     expect(text).not.toContain('Banco Sol'); // the link may be shared: no payer's bank or name
     expect(text).toContain('*************3333');
     expect(text).not.toContain('20000111122223333');
-    expect(text).toContain(`data-field="reference">${paid.body.id}<`);
+    // The reference the payer can quote: with no bank id (the sandbox), the single-use QR's id, never the payment's sequential id.
+    expect(text).toContain(`data-field="reference">${qr.id}<`);
+    expect(text).not.toContain(`>${paid.body.id}<`);
     expect(text).toContain('Pedido 7');
     const english = await t.request('GET', `/pay/${tokenOf(qr)}/receipt?lang=en`);
     expect(normalizeSpaces(english.text)).toContain('Bs 75.00');
     expect(english.text).toContain('November 22, 2026');
     expect(english.text).toMatch(/>\d{1,2}:\d\d PM</);
     expect((await t.request('GET', '/pay/AAAAAAAAAAAAAAAAAAAAAA/receipt')).status).toBe(404);
+  });
+
+  it('gives a bank\'s payment the bank\'s transaction id as the receipt\'s reference', async () => {
+    const qr = await createQr(t, merchant, { amount: 25 });
+    const { payment } = await receivePayment(t.context, {
+      qrId: qr.id, businessCode: null, amountCentavos: centavos(2_500), rail: 'baneco', railReference: 'BNE-20261122-000042', paidAt: null,
+      payer: { sourceBank: 'Banco Unión', accountNumber: new FullAccountNumber('20000123451913'), accountTitular: 'Ana Pérez' },
+    }, t.clock.now());
+    const receipt = await t.request('GET', `/pay/${tokenOf(qr)}/receipt`);
+    expect(receipt.status).toBe(200);
+    expect(receipt.text).toContain('data-field="reference">BNE-20261122-000042<');
+    expect(receipt.text).not.toContain(`>${payment.id}<`);
   });
 
   it('shows a multi-use QR\'s receipt only to the browser that made the payment', async () => {
@@ -281,6 +298,11 @@ describe.each(databaseKinds())('hosted pay page over HTTP on %s', (kind) => {
     const receipt = await t.request('GET', `/pay/${tokenOf(qr)}/receipt`, { headers: { cookie } });
     expect(receipt.status).toBe(200);
     expect(normalizeSpaces(receipt.text)).toContain('Bs 11,00');
+    // A multi-use QR's reference: its id and the payment's paid_at as the API writes it, which finds the payment among the QR's.
+    const payments = (await t.request('GET', `/api/v2/simple-qrs/${qr.id}/payments`, { apiKey: merchant.apiKey })).body.data;
+    const own = payments.find((payment: { amount: number }) => payment.amount === 11);
+    expect(receipt.text).toContain(`data-field="reference">${qr.id} / ${own.paid_at}<`);
+    expect(receipt.text).not.toContain(`>${own.id}<`);
     expect(receipt.text).not.toContain('99,00');
     // The pay page shows this browser its own payment, never the others.
     const ownPage = normalizeSpaces((await page(tokenOf(qr), { cookie })).text);

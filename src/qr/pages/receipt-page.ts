@@ -1,12 +1,15 @@
 // The printable receipt of a payment (docs/qr.md#receipts): merchant, amount, date and time, the
 // payer's masked account (no name, no bank: a single-use QR's receipt is open to whoever holds its link),
-// and the payment reference the merchant finds in the API. Its print
+// and a payment reference the payer can quote and the merchant finds in the API: the bank's transaction
+// id, or without one the QR's id (and the payment's paid_at on a multi-use QR) — never the payment's
+// sequential id (receipt-reference.ts). Its print
 // stylesheet fits thermal paper: each label above its value in one narrow column, so a roll 58 mm or
 // 80 mm wide prints it whole, and A4 or letter paper a short slip; the language switch, the buttons and
 // the page's background stay on the screen.
 import { escapeHtml } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
 import { noticePage, pageShell } from '../../kernel/page-kit.ts';
+import { receiptReference } from '../receipt-reference.ts';
 import type { PaymentRow, QrRow } from '../store.ts';
 
 const RECEIPT_STYLES = `
@@ -49,7 +52,7 @@ export function renderReceiptPage({ locale, nonce, qr, payment, merchant }: Rece
     ${row(locale.t('receipt.date'), locale.date(payment.paid_at), 'date')}
     ${row(locale.t('receipt.time'), locale.time(payment.paid_at), 'time')}
     ${row(locale.t('receipt.payer_account'), payment.account_number.masked, 'payer-account')}
-    ${row(locale.t('receipt.reference'), String(payment.id), 'reference')}
+    ${row(locale.t('receipt.reference'), receiptReference(qr, payment), 'reference')}
     ${refunded}
   </dl>
   <div class="receipt-actions no-print">
