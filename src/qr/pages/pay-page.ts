@@ -15,6 +15,11 @@ import { payPageScript } from './pay-page-script.ts';
 import { qrFileName } from './qr-file-name.ts';
 import { statusKey, toPublicStatus, type PublicStatus } from './public-status.ts';
 
+/** The hint over "Guardar QR" stands apart from the scanning hint above it. */
+const PAY_STYLES = `
+#save-qr-help { margin-top: .75rem; }
+`;
+
 export interface SimulateFormState {
   values: Record<string, string>;
   /** Field name → message; `_form` for a refusal of the whole payment. */
@@ -68,7 +73,7 @@ ${paidBlock(locale, qr.pay_token, qr.is_multi_use ? ownPayment : qr.paid_at !== 
 </section>
 ${sandbox ? renderSimulateForm(locale, qr.modify_amount, qr.amount_centavos, payable, form) : ''}`;
 
-  return pageShell({ locale, title, nonce, body, script: payPageScript(locale, status, now, {
+  return pageShell({ locale, title, nonce, body, styles: PAY_STYLES, script: payPageScript(locale, status, now, {
     payTitle: locale.t('pay.title.pay', { merchant: merchant.name }), merchantName: merchant.name,
   }) });
 }
