@@ -18,7 +18,7 @@ export function pageLocale(request: FastifyRequest, zone: string, switchPath: st
   const query = (request.query ?? {}) as Record<string, unknown>;
   const { lang, explicit } = chooseLang(query.lang, request.headers['accept-language']);
   const prefix = request.routeOptions.config?.pagePathPrefix ?? '';
-  return new Locale(lang, explicit, zone, switchPath === null ? null : `${prefix}${switchPath}`);
+  return new Locale(lang, explicit, zone, switchPath === null ? null : `${prefix}${switchPath}`, prefix);
 }
 
 /**

@@ -20,9 +20,11 @@ describe('onboarding flow cookie', () => {
 
   it('sets an HttpOnly, SameSite=Lax cookie on the flow path, Secure on https, living until the intent expires', () => {
     const now = new Date('2026-11-22T16:00:00Z');
-    expect(flowCookieHeader('s', 'tok', new Date('2026-11-22T18:00:00Z'), now, true))
+    expect(flowCookieHeader('s', '', 'tok', new Date('2026-11-22T18:00:00Z'), now, true))
       .toBe('mps_onboarding=s; Path=/onboarding/tok; Max-Age=7200; HttpOnly; SameSite=Lax; Secure');
-    expect(flowCookieHeader('s', 'tok', now, now, false)).toBe('mps_onboarding=s; Path=/onboarding/tok; Max-Age=0; HttpOnly; SameSite=Lax');
+    expect(flowCookieHeader('s', '', 'tok', now, now, false)).toBe('mps_onboarding=s; Path=/onboarding/tok; Max-Age=0; HttpOnly; SameSite=Lax');
+    // Under a PUBLIC_BASE_URL with a path, the browser sees the flow there.
+    expect(flowCookieHeader('s', '/checkout', 'tok', now, now, false)).toBe('mps_onboarding=s; Path=/checkout/onboarding/tok; Max-Age=0; HttpOnly; SameSite=Lax');
   });
 
   it('derives the CSRF field from the secret and the flow token, and checks it in constant time', () => {

@@ -29,6 +29,12 @@ function rawRequest(port: number, requestLine: string, headers: Record<string, s
   });
 }
 
+/** Every root path the answer sends the browser to: links, form actions, images, a redirect, a cookie's scope. */
+const rootPaths = (raw: string) => [
+  ...[...raw.matchAll(/\b(?:href|action|src)="(\/[^"]*)"/g)].map((match) => match[1]!),
+  ...[...raw.matchAll(/^(?:location: (\/\S*)|set-cookie: .*?; Path=(\/[^;\r]*))/gim)].map((match) => (match[1] ?? match[2])!),
+];
+
 /** The hrefs of the page's language switch. */
 const languageLinks = (raw: string) => [...raw.matchAll(/<a href="([^"]*)" hreflang="/g)].map((match) => match[1]);
 
@@ -86,6 +92,28 @@ describe.each(databaseKinds())('hosted pages answering an absolute-form request 
     expect(refused.raw).toContain('<html lang="es-BO">');
     expect(refused.raw).not.toContain('evil.example');
     expect(languageLinks(refused.raw)).toEqual([`/checkout/pay/${token}?lang=en`]);
+  });
+
+  it('every link, form, image, redirect and cookie of the pay page, its receipt and the onboarding flow is under PUBLIC_BASE_URL\'s path', async () => {
+    const multiUse = await createQr(t, merchant, { amount: 5, is_multi_use: true });
+    const payToken = payTokenOf(multiUse);
+    const answers = [await rawRequest(port, `GET /pay/${payToken}?lang=en HTTP/1.1`)];
+    // The sandbox form's payment: a redirect back to the page and the receipt cookie of this browser.
+    const paid = await rawRequest(port, `POST /pay/${payToken}?lang=en HTTP/1.1`, { 'content-type': 'application/x-www-form-urlencoded' },
+      new URLSearchParams({ source_bank: 'Banco Unión', account_number: '10000123454321', account_titular: 'Ana Pérez' }).toString());
+    expect(paid.status).toBe(303);
+    answers.push(paid);
+    const cookie = /set-cookie: ([^;]+);/i.exec(paid.raw)![1]!;
+    answers.push(await rawRequest(port, `GET /pay/${payToken}/receipt?lang=en HTTP/1.1`, { cookie }));
+    const single = await createQr(t, merchant, { amount: 7 });
+    answers.push(await rawRequest(port, `GET /pay/${payTokenOf(single)} HTTP/1.1`)); // the "Guardar QR" link
+    const intentToken = intentTokenOf(await newIntent(t, await t.createPartner()));
+    answers.push(await rawRequest(port, `GET /onboarding/${intentToken}?lang=en HTTP/1.1`)); // its flow cookie, form and links
+    const paths = answers.flatMap((answer) => rootPaths(answer.raw));
+    expect(paths.length).toBeGreaterThanOrEqual(10);
+    expect(paths.filter((path) => !path.startsWith('/checkout/'))).toEqual([]);
+    expect(paths).toEqual(expect.arrayContaining([`/checkout/pay/${payToken}`, `/checkout/pay/${payToken}?lang=en`,
+      `/checkout/pay/${payTokenOf(single)}/qr.png?download=1`, `/checkout/onboarding/${intentToken}`]));
   });
 
   it('the API\'s not-found answer names the path only, not the request line\'s host', async () => {

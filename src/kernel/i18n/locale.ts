@@ -66,7 +66,14 @@ export class Locale {
    *   language: a GET that shows the same thing); null when reading the page again would change something
    *   (the onboarding done page shows its key once) and the page has no switch.
    */
-  constructor(readonly lang: Lang, readonly explicit: boolean, readonly zone: string, readonly switchPath: string | null = null) {
+  constructor(
+    readonly lang: Lang,
+    readonly explicit: boolean,
+    readonly zone: string,
+    readonly switchPath: string | null = null,
+    /** The path of PUBLIC_BASE_URL ('' at the root): where the visitor's browser finds the service's paths. */
+    readonly pathPrefix = '',
+  ) {
     this.tag = TAGS[lang];
   }
 
@@ -164,10 +171,20 @@ export class Locale {
     return Object.fromEntries(keys.map((key) => [key, CATALOGUES[this.lang][key]])) as Record<K, string>;
   }
 
-  /** `path` keeping an explicitly chosen language (links, form actions, redirects); a negotiated one needs nothing. */
+  /**
+   * The service's page at `path` as the visitor's browser reaches it — under the path of PUBLIC_BASE_URL
+   * (pathOf) — keeping an explicitly chosen language (links, form actions, redirects); a negotiated one
+   * needs nothing. '' (the page itself) stays relative.
+   */
   href(path: string): string {
-    if (!this.explicit) return path;
-    return `${path}${path.includes('?') ? '&' : '?'}lang=${this.lang}`;
+    const reached = this.pathOf(path);
+    if (!this.explicit) return reached;
+    return `${reached}${reached.includes('?') ? '&' : '?'}lang=${this.lang}`;
+  }
+
+  /** A path of the service (`/pay/…`) under the path of PUBLIC_BASE_URL, without the language: a file, a cookie's scope. */
+  pathOf(path: string): string {
+    return path.startsWith('/') ? `${this.pathPrefix}${path}` : path;
   }
 
   /** The hour (0–23) of `instant` in the service's zone: Spanish agrees its article with it (la 1:05, las 13:05). */

@@ -19,9 +19,12 @@ export function newFlowSecret(): string {
   return randomBase62(32);
 }
 
-/** Set-Cookie of the flow secret: only this flow's path, gone when the intent expires. */
-export function flowCookieHeader(secret: string, token: string, expiresAt: Date, now: Date, secure: boolean): string {
-  return scopedCookie(FLOW_COOKIE, secret, { path: `/onboarding/${token}`, maxAgeSeconds: (expiresAt.getTime() - now.getTime()) / 1000, secure });
+/**
+ * Set-Cookie of the flow secret: only this flow's path — `/onboarding/{token}` under the path of
+ * PUBLIC_BASE_URL, where the browser sees it (`basePath`, '' at the root) — gone when the intent expires.
+ */
+export function flowCookieHeader(secret: string, basePath: string, token: string, expiresAt: Date, now: Date, secure: boolean): string {
+  return scopedCookie(FLOW_COOKIE, secret, { path: `${basePath}/onboarding/${token}`, maxAgeSeconds: (expiresAt.getTime() - now.getTime()) / 1000, secure });
 }
 
 /** The hidden form field: HMAC-SHA256 of the flow's token under the flow secret. */

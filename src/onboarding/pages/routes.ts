@@ -8,7 +8,7 @@ import { sandboxHelpersOf, type CapabilityRoutes } from '../../context.ts';
 import { acceptFormPostsOnly } from '../../kernel/forms.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
-import { hostedPage, pageLocale, sendPage } from '../../kernel/page-kit.ts';
+import { basePathOf, hostedPage, pageLocale, sendPage } from '../../kernel/page-kit.ts';
 import { configuredBanks } from '../../transfers/banks.ts';
 import * as onboarding from '../service.ts';
 import { csrfTokenOf, flowCookieHeader, flowSecretOf, isValidCsrfToken, newFlowSecret } from './flow-cookie.ts';
@@ -31,6 +31,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
   const banks = configuredBanks(config);
   const checkRegistration = registrationCheck(banks);
   const secureCookie = config.publicBaseUrl.startsWith('https:');
+  const basePath = basePathOf(config.publicBaseUrl); // the flow cookie's scope is the path the browser sees
 
   acceptFormPostsOnly(app);
 
@@ -84,7 +85,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     const existing = flowSecretOf(request.headers.cookie);
     if (existing) return existing;
     const secret = newFlowSecret();
-    reply.header('set-cookie', flowCookieHeader(secret, intent.token, intent.expires_at, now, secureCookie));
+    reply.header('set-cookie', flowCookieHeader(secret, basePath, intent.token, intent.expires_at, now, secureCookie));
     return secret;
   };
 
@@ -157,7 +158,7 @@ export const onboardingPages: CapabilityRoutes = async (app, context) => {
     // shared machine) would take the merchant's first key on the done page (session fixation).
     const bound = newFlowSecret();
     const outcome = await onboarding.submitRegistration(context, intent.token, checked.registration, bound, now);
-    if (outcome.kind !== 'not_open') reply.header('set-cookie', flowCookieHeader(bound, intent.token, intent.expires_at, now, secureCookie));
+    if (outcome.kind !== 'not_open') reply.header('set-cookie', flowCookieHeader(bound, basePath, intent.token, intent.expires_at, now, secureCookie));
     // Stored, but the bank issued no activation QR: this answer is the payment step with the offer to try
     // again, rather than a redirect whose page would call the bank again at once (twice the wait for nothing).
     if (outcome.kind === 'payment_unprepared') {

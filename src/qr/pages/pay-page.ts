@@ -85,7 +85,7 @@ ${sandbox ? renderSimulateForm(locale, qr.modify_amount, qr.amount_centavos, pay
  */
 function saveQrLink(locale: Locale, payToken: string, fileName: string): string {
   return `<p class="muted" id="save-qr-help">${locale.html('pay.save.help')}</p>
-  <a class="button-link" id="save-qr" href="${escapeHtml(`/pay/${payToken}/qr.png?download=1`)}" download="${escapeHtml(fileName)}" type="image/png" aria-describedby="save-qr-help">${locale.html('pay.save.button')}</a>`;
+  <a class="button-link" id="save-qr" href="${escapeHtml(locale.pathOf(`/pay/${payToken}/qr.png?download=1`))}" download="${escapeHtml(fileName)}" type="image/png" aria-describedby="save-qr-help">${locale.html('pay.save.button')}</a>`;
 }
 
 /**

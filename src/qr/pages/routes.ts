@@ -178,7 +178,7 @@ export const payPages: CapabilityRoutes = async (app, context) => {
       const receiptKey = newReceiptKey();
       await bindReceiptKey(db, received.payment, receiptKey);
       reply.header('set-cookie', scopedCookie(RECEIPT_COOKIE, receiptKey, {
-        path: `/pay/${token}`, maxAgeSeconds: RECEIPT_COOKIE_MAX_AGE_SECONDS, secure: config.publicBaseUrl.startsWith('https:'),
+        path: locale.pathOf(`/pay/${token}`), maxAgeSeconds: RECEIPT_COOKIE_MAX_AGE_SECONDS, secure: config.publicBaseUrl.startsWith('https:'),
       }));
     }
     // Post/redirect/get: a reload of the page never pays twice.
