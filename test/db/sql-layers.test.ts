@@ -81,6 +81,10 @@ const OWNERS: Record<string, string> = {
   // payouts
   payout_schedules: 'payouts',
   payout_runs: 'payouts',
+  // users: the merchant console's people and their sessions (the console's pages are src/console/)
+  console_users: 'users',
+  console_invitations: 'users',
+  console_sessions: 'users',
 };
 
 /**
