@@ -51,6 +51,10 @@ export const PositiveId = (options: { description?: string; example?: number } =
 /** A merchant's business_code in an answer, with a realistic example (/docs would show 0 otherwise). */
 export const BusinessCode = (options: { description?: string } = {}) => Type.Integer({ example: 1001, ...options });
 
+/** An email address as the service accepts one (the onboarding form's contact, a console user's sign-in). */
+export const EmailAddress = (options: { description?: string } = {}) =>
+  Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@][^\\s@.]*\\.[^\\s@]*[^\\s@]$', 'x-format-hint': 'must be an email address', ...options });
+
 export const Timestamp = (description?: string) =>
   Type.String({ format: 'date-time', description: description ?? 'ISO 8601 UTC', example: '2026-11-22T22:41:39.000Z' });
 

@@ -1,7 +1,7 @@
 // Schemas of the onboarding intent routes (docs/api-reference.md#create-an-intent, docs/api-reference.md#read-an-intent): validation, OpenAPI and types from one definition.
 import { Type, type Static } from '@sinclair/typebox';
 import type { BankConfig } from '../config.ts';
-import { BusinessCode, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
+import { BusinessCode, EmailAddress, StrictObject, StringEnum, Timestamp } from '../kernel/schemas.ts';
 import { MerchantCategoryCode, MerchantCity, MerchantName } from '../merchants/schemas.ts';
 import { AccountTitular, BankAccountNumber, bankCodeSchema } from '../transfers/schemas.ts';
 
@@ -79,7 +79,7 @@ export function registrationFormSchema(banks: readonly BankConfig[]) {
     legal_name: MerchantName,
     trade_name: MerchantName,
     tax_id: Type.String({ maxLength: 64, pattern: '^[0-9]{5,15}$', 'x-format-hint': 'must be 5 to 15 digits', description: 'NIT, the tax id' }),
-    email: Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@][^\\s@.]*\\.[^\\s@]*[^\\s@]$', 'x-format-hint': 'must be an email address' }),
+    email: EmailAddress(),
     // 7 to 15 digits, written with an optional +, spaces, hyphens and parentheses, at most 20 characters.
     phone: Type.String({
       maxLength: 20,
