@@ -22,11 +22,13 @@ import { ledgerAdminRoutes } from '../ledger/admin-routes.ts';
 import { ledgerRoutes } from '../ledger/routes.ts';
 import { refundAdminRoutes } from '../refunds/admin-routes.ts';
 import { refundRoutes } from '../refunds/routes.ts';
+import { consoleRoutes } from '../console/routes.ts';
 import { adminRoutes } from '../merchants/admin-routes.ts';
 import { onboardingRoutes } from '../onboarding/routes.ts';
 import { payoutAdminRoutes } from '../payouts/admin-routes.ts';
 import { qrRoutes } from '../qr/routes.ts';
 import { transferRoutes } from '../transfers/routes.ts';
+import { userAdminRoutes } from '../users/admin-routes.ts';
 import { eventRoutes } from '../webhooks/events-routes.ts';
 import { webhookEndpointRoutes } from '../webhooks/routes.ts';
 import { handleError, handleFrameworkError, handleNotFound } from './error-handler.ts';
@@ -57,10 +59,10 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** The operator API's routes (/admin/v1, only while ADMIN_TOKEN is set), each capability's own. */
-const OPERATOR_ROUTES: CapabilityRoutes[] = [adminRoutes, ledgerAdminRoutes, payoutAdminRoutes, refundAdminRoutes, railAdminRoutes];
+const OPERATOR_ROUTES: CapabilityRoutes[] = [adminRoutes, userAdminRoutes, ledgerAdminRoutes, payoutAdminRoutes, refundAdminRoutes, railAdminRoutes];
 
 /** The public API's capabilities, each a plugin of its own routes. */
-const CAPABILITY_ROUTES: CapabilityRoutes[] = [ledgerRoutes, qrRoutes, transferRoutes, refundRoutes, onboardingRoutes, webhookEndpointRoutes, eventRoutes, bankRoutes];
+const CAPABILITY_ROUTES: CapabilityRoutes[] = [ledgerRoutes, qrRoutes, transferRoutes, refundRoutes, onboardingRoutes, webhookEndpointRoutes, eventRoutes, bankRoutes, consoleRoutes];
 
 export interface BuildAppOptions {
   /** Extra plugins registered after the service's own routes (tests use it for fixture routes). */

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-const CAPABILITIES = ['bank', 'events', 'idempotency', 'ledger', 'merchants', 'onboarding', 'payouts', 'qr', 'refunds', 'transfers', 'webhooks'];
+const CAPABILITIES = ['bank', 'console', 'events', 'idempotency', 'ledger', 'merchants', 'onboarding', 'payouts', 'qr', 'refunds', 'transfers', 'users', 'webhooks'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
