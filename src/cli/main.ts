@@ -37,6 +37,9 @@ import { resolveBatch } from '../transfers/batches.ts';
 import { BatchIdParams, ResolveBatchBody } from '../transfers/schemas.ts';
 import { toBatchResource } from '../transfers/views.ts';
 import { toRefundResource } from '../refunds/views.ts';
+import * as userSchemas from '../users/schemas.ts';
+import * as users from '../users/service.ts';
+import { toCreatedInvitationView } from '../users/views.ts';
 import { systemClock } from '../time.ts';
 import { createAppContext } from '../composition.ts';
 
@@ -69,6 +72,10 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
                                             create another key for a merchant (terminal: a POS or kiosk
                                             key for QRs and their payments only); shown once
   key list BUSINESS_CODE                    list a merchant's API keys (prefixes only)
+  user invite BUSINESS_CODE EMAIL [--role owner|cashier]
+                                            invite a person to the merchant's console (docs/console.md),
+                                            owner by default: prints the single-use invitation link, valid
+                                            72 hours (shown once; send it to them yourself)
   key revoke KEY_PREFIX                     revoke a merchant key or master key
   ledger check                              prove the books close (docs/journal.md); exit 3 on a mismatch
   rails sweep --date YYYY-MM-DD             read the bank's paid QRs of that business day and record what is
@@ -129,6 +136,7 @@ function parseCommand(argv: string[], config: Config): Command | FileCommand {
       partner: { type: 'string' },
       status: { type: 'string' },
       kind: { type: 'string' },
+      role: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
       csv: { type: 'boolean' },
@@ -304,6 +312,15 @@ function parseCommand(argv: string[], config: Config): Command | FileCommand {
         return ok({ key_prefix: key.key_prefix, revoked_at: key.revoked_at?.toISOString() });
       };
     }
+    case 'user invite': {
+      const businessCode = wholeNumber(third, 'BUSINESS_CODE');
+      if (positionals.length !== 4) throw new UsageError('user invite takes BUSINESS_CODE and EMAIL');
+      const body = validate(userSchemas.InviteUserBody, { email: fourth, role: values.role });
+      return async ({ config, db, clock }) => {
+        const invitation = await users.inviteUser(db, { businessCode, email: body.email, role: body.role ?? 'owner', invitedBy: null }, clock.now());
+        return ok(toCreatedInvitationView(config, invitation));
+      };
+    }
     case 'rails sweep': {
       if (third !== undefined) throw new UsageError('rails sweep takes no arguments but --date');
       const day = values.date;
@@ -393,6 +410,7 @@ function planOptions(qr: string | undefined, transfer: string | undefined): Part
 
 /** The fields whose option is not simply --FIELD: a payout schedule's destination. */
 const OPTION_OF_FIELD: Record<string, string> = {
+  email: 'EMAIL',
   destination: '--bank, --account and --holder',
   'destination.bank_code': '--bank',
   'destination.account_number': '--account',
