@@ -1,0 +1,161 @@
+// The merchant console in headless Chromium (Debian's /usr/bin/chromium), in Spanish and in English: an
+// owner accepts the operator's invitation, signs out and in again, invites a cashier; the cashier accepts and
+// cannot open the users page. On every page: axe-core finds no WCAG 2.1 A/AA violation, nothing scrolls
+// sideways at 360 px, one h1, and nothing loads from elsewhere. The pages do not depend on the database kind
+// (their HTTP tests run on both); this tour runs on PGlite.
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { describeInChromium, launchChromium, writeScreenshot } from '../helpers/browser.ts';
+import { inviteByOperator } from './helpers.ts';
+
+const LANGS = [{ lang: 'es', locale: 'es-BO', tag: 'es-BO' }, { lang: 'en', locale: 'en-US', tag: 'en' }] as const;
+const MOBILE = { width: 360, height: 740 };
+
+describeInChromium('the merchant console in Chromium, in both languages', () => {
+  let t: TestApp;
+  let browser: Browser;
+  beforeAll(async () => {
+    t = await startTestApp({ kind: 'pglite' });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** A phone-sized browser that asks for `locale`, with a record of every request elsewhere and every script error. */
+  const phone = async (locale: string) => {
+    const context = await browser.newContext({ viewport: MOBILE, deviceScaleFactor: 1, isMobile: true, hasTouch: true, locale });
+    const page = await context.newPage();
+    const foreign: string[] = [];
+    const problems: string[] = [];
+    let status = 0;
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.protocol !== 'data:' && url.origin !== new URL(t.baseUrl).origin) foreign.push(request.url());
+    });
+    page.on('response', (response) => { if (response.request().isNavigationRequest()) status = response.status(); });
+    page.on('pageerror', (error) => problems.push(error.message));
+    return { context, page, foreign, problems, status: () => status };
+  };
+
+  /** The checks every console page passes. */
+  const checkPage = async (page: Page, tag: string, name: string) => {
+    expect(await page.getAttribute('html', 'lang'), name).toBe(tag);
+    expect(await page.locator('h1').count(), name).toBe(1);
+    const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(axe.violations.map((v) => `${name} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    expect(await horizontalOverflow(page), name).toBe(0);
+    await writeScreenshot(page, `console-${name}`);
+  };
+  const submit = (page: Page, selector: string) => Promise.all([page.waitForNavigation(), page.click(selector)]);
+  const pathOf = (url: string) => { const parsed = new URL(url); return `${parsed.pathname}${parsed.search}`; };
+
+  for (const { lang, locale, tag } of LANGS) {
+    it(`${lang}: an owner accepts, signs in, invites a cashier; the cashier cannot open the users page; every page clean`, async () => {
+      const ownerEmail = `owner.${lang}@example.com`;
+      const cashierEmail = `cashier.${lang}@example.com`;
+      // A business of its own per language: the sessions page lists the business's sessions only.
+      const businessCode = (await t.createMerchant({ name: 'Salteñería Doña Rosa, Sucursal Sopocachi' })).businessCode;
+      const owner = await phone(locale);
+      let cashier: Awaited<ReturnType<typeof phone>> | undefined;
+      const contexts: BrowserContext[] = [owner.context];
+      try {
+        const { page } = owner;
+        // The invitation page, with its errors.
+        await page.goto(`${t.baseUrl}/console/invitations/${await inviteByOperator(t, businessCode, ownerEmail)}`);
+        expect(owner.status()).toBe(200);
+        await checkPage(page, tag, `invitation.${lang}`);
+        await page.fill('#f-password', 'short');
+        await page.fill('#f-password_confirmation', 'short');
+        await submit(page, '#invitation-button');
+        expect(owner.status()).toBe(422);
+        await checkPage(page, tag, `invitation-errors.${lang}`);
+        await page.fill('#f-password', 'owner password one');
+        await page.fill('#f-password_confirmation', 'owner password one');
+        await submit(page, '#invitation-button');
+        expect(pathOf(page.url())).toBe('/console');
+        expect(await page.textContent('h1')).toBe('Salteñería Doña Rosa, Sucursal Sopocachi');
+        expect(await page.textContent('#signed-in-as')).toContain(ownerEmail);
+        await checkPage(page, tag, `home-owner.${lang}`);
+
+        // Out, and in again through the sign-in form (a wrong password first).
+        await submit(page, '#sign-out-button');
+        expect(pathOf(page.url())).toBe('/console/sign-in');
+        await checkPage(page, tag, `sign-in.${lang}`);
+        await page.fill('#f-email', ownerEmail);
+        await page.fill('#f-password', 'not the password');
+        await submit(page, '#sign-in-button');
+        expect(owner.status()).toBe(401);
+        await checkPage(page, tag, `sign-in-refused.${lang}`);
+        await page.fill('#f-password', 'owner password one');
+        await submit(page, '#sign-in-button');
+        expect(pathOf(page.url())).toBe('/console');
+
+        // The users page: invite a cashier, read the link once.
+        await submit(page, '#users-link');
+        expect(owner.status()).toBe(200);
+        await checkPage(page, tag, `users.${lang}`);
+        await page.fill('#f-email', cashierEmail);
+        await submit(page, '#invite-button');
+        expect(owner.status()).toBe(201);
+        await checkPage(page, tag, `users-invited.${lang}`);
+        const link = (await page.textContent('#invitation-link'))!.trim();
+        expect(link).toMatch(/\/console\/invitations\/[0-9A-Za-z]{43}$/);
+
+        // The cashier, on their own phone.
+        cashier = await phone(locale);
+        contexts.push(cashier.context);
+        await cashier.page.goto(`${t.baseUrl}${pathOf(link)}`);
+        await cashier.page.fill('#f-password', 'cashier password one');
+        await cashier.page.fill('#f-password_confirmation', 'cashier password one');
+        await submit(cashier.page, '#invitation-button');
+        expect(pathOf(cashier.page.url())).toBe('/console');
+        expect(await cashier.page.locator('#terminal-soon').count()).toBe(1);
+        expect(await cashier.page.locator('a[href^="/console/users"]').count()).toBe(0);
+        await checkPage(cashier.page, tag, `home-cashier.${lang}`);
+        await cashier.page.goto(`${t.baseUrl}/console/users`);
+        expect(cashier.status()).toBe(403);
+        await checkPage(cashier.page, tag, `forbidden.${lang}`);
+
+        // The owner sees both sessions and the cashier in the list.
+        await page.goto(`${t.baseUrl}/console/sessions`);
+        expect(await page.locator('#sessions li').count()).toBe(2);
+        await checkPage(page, tag, `sessions.${lang}`);
+        await page.goto(`${t.baseUrl}/console/users`);
+        expect(await page.textContent('#users')).toContain(cashierEmail);
+
+        for (const { foreign, problems } of [owner, cashier]) {
+          expect(foreign).toEqual([]);
+          expect(problems).toEqual([]);
+        }
+      } finally {
+        for (const context of contexts) await context.close();
+      }
+    });
+  }
+
+  it('the language switch keeps the chosen language through sign-in', async () => {
+    const { context, page } = await phone('es-BO');
+    try {
+      await page.goto(`${t.baseUrl}/console/sign-in`);
+      expect(await page.textContent('h1')).toBe('Ingresa a la consola de tu negocio');
+      await submit(page, 'nav.lang a[hreflang="en"]');
+      expect(await page.textContent('h1')).toBe('Sign in to your business console');
+      await page.fill('#f-email', 'owner.en@example.com');
+      await page.fill('#f-password', 'owner password one');
+      await submit(page, '#sign-in-button');
+      expect(pathOf(page.url())).toBe('/console?lang=en');
+      expect(await page.getAttribute('html', 'lang')).toBe('en');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+/** How far the page reaches past the right edge of the viewport (0: no sideways scrolling). */
+function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
+}
