@@ -39,12 +39,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /**
- * A hash of no one's password, checked against when the email is unknown, so a sign-in takes as long
- * whether the account exists or not (the answer does not tell them apart either).
+ * The hash of a password no one knows (32 random bytes, thrown away when this was made), checked against
+ * when the email is unknown, so a sign-in takes about as long whether the account exists or not (the answer
+ * does not tell them apart either). A constant, so that no module keeps state of its own.
  */
-let decoy: Promise<string> | undefined;
+const DECOY_HASH = 'scrypt$16384$8$1$CzbRM86h3XNolHWjTiGjAw$qWpCsjvA8RzGTGpv54ebvK3P0K4cJZhPWkuYUQDAr-0';
+
 export async function verifyAgainstDecoy(password: string): Promise<false> {
-  decoy ??= hashPassword(randomBytes(16).toString('hex'));
-  await verifyPassword(password, await decoy);
+  await verifyPassword(password, DECOY_HASH);
   return false;
 }

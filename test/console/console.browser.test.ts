@@ -12,6 +12,8 @@ import { inviteByOperator } from './helpers.ts';
 
 const LANGS = [{ lang: 'es', locale: 'es-BO', tag: 'es-BO' }, { lang: 'en', locale: 'en-US', tag: 'en' }] as const;
 const MOBILE = { width: 360, height: 740 };
+/** A tour takes ~17 s alone (axe on nine pages); on a loaded machine, several times that. */
+const TOUR_TIMEOUT_MS = 180_000;
 
 describeInChromium('the merchant console in Chromium, in both languages', () => {
   let t: TestApp;
@@ -134,7 +136,7 @@ describeInChromium('the merchant console in Chromium, in both languages', () => 
       } finally {
         for (const context of contexts) await context.close();
       }
-    });
+    }, TOUR_TIMEOUT_MS);
   }
 
   it('the language switch keeps the chosen language through sign-in', async () => {
@@ -152,7 +154,7 @@ describeInChromium('the merchant console in Chromium, in both languages', () => 
     } finally {
       await context.close();
     }
-  });
+  }, TOUR_TIMEOUT_MS);
 });
 
 /** How far the page reaches past the right edge of the viewport (0: no sideways scrolling). */
