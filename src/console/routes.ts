@@ -27,7 +27,7 @@ export const consoleRoutes: CapabilityRoutes = async (app, context) => {
       ? consoleNotice(locale, nonce, 'console.forbidden.title', 'console.forbidden.text', { href: '/console', label: 'console.back_home' }, 'forbidden')
       : consoleNotice(locale, nonce, 'console.csrf.title', 'console.csrf.text', { href: '/console', label: 'console.back_home' }, 'csrf'), null);
   app.addHook('preHandler', consoleGuard({
-    db: context.db, clock: context.clock, cookies, refuse,
+    db: context.db, merchantDisplays: context.merchantDisplays, clock: context.clock, cookies, refuse,
     toSignIn: (request, reply) => kit.redirect(request, reply, '/console/sign-in'),
   }));
 

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { databaseErrorOf, SqlState } from '../db/database.ts';
 import { ApiError } from '../kernel/errors.ts';
+import type { MerchantDisplayCache } from '../merchants/display-cache.ts';
 import * as merchants from '../merchants/service.ts';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from './passwords.ts';
 import * as store from './store.ts';
@@ -89,7 +90,8 @@ export async function invitationState(db: Database, token: string, now: Date): P
   if (invitation.used_at !== null) return { kind: 'used' };
   // Withdrawn (a newer link, a disabled cashier) reads as expired: the person asks for a new link either way.
   if (invitation.revoked_at !== null || invitation.expires_at <= now) return { kind: 'expired' };
-  return { kind: 'open', email: invitation.email, role: invitation.role, merchantName: invitation.merchant_name, expiresAt: invitation.expires_at };
+  const { name } = await merchants.getMerchant(db, invitation.business_code);
+  return { kind: 'open', email: invitation.email, role: invitation.role, merchantName: name, expiresAt: invitation.expires_at };
 }
 
 /** A new session's token, for the session cookie: shown to the browser only. */
@@ -162,14 +164,18 @@ export interface ConsoleSession {
   merchantName: string;
 }
 
-/** The live session of `token`, its last use recorded; null when there is none (ended, expired, idle, its user disabled). */
-export async function sessionOf(db: Database, token: string, now: Date): Promise<ConsoleSession | null> {
+/**
+ * The live session of `token`, its last use recorded; null when there is none (ended, expired, idle, its
+ * user disabled). The business's name comes from the merchants' display cache (a name never changes).
+ */
+export async function sessionOf(
+  { db, merchantDisplays }: { db: Database; merchantDisplays: MerchantDisplayCache }, token: string, now: Date,
+): Promise<ConsoleSession | null> {
   const row: SessionRow | undefined = await store.findLiveSession(db, tokenHash(token), now, new Date(now.getTime() - SESSION_IDLE_MS));
   if (!row) return null;
   if (now.getTime() - row.last_seen_at.getTime() >= TOUCH_EVERY_MS) await store.touchSession(db, row.session_id, now);
-  return {
-    sessionId: row.session_id, userId: row.user_id, email: row.email, role: row.role, businessCode: row.business_code, merchantName: row.merchant_name,
-  };
+  const { name } = await merchantDisplays.get(db, row.business_code);
+  return { sessionId: row.session_id, userId: row.user_id, email: row.email, role: row.role, businessCode: row.business_code, merchantName: name };
 }
 
 export async function listUsers(db: Database, businessCode: number): Promise<UserRow[]> {

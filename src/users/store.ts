@@ -127,7 +127,6 @@ export interface InvitationRow {
   email: string;
   role: UserRole;
   business_code: number;
-  merchant_name: string;
   expires_at: Date;
   used_at: Date | null;
   revoked_at: Date | null;
@@ -135,8 +134,8 @@ export interface InvitationRow {
 
 export async function findInvitation(tx: Queryable, tokenHash: string): Promise<InvitationRow | undefined> {
   const { rows } = await tx.query<InvitationRow>(
-    `select i.user_id, u.email, u.role, u.business_code, m.name as merchant_name, i.expires_at, i.used_at, i.revoked_at
-       from console_invitations i join console_users u on u.id = i.user_id join merchants m on m.business_code = u.business_code
+    `select i.user_id, u.email, u.role, u.business_code, i.expires_at, i.used_at, i.revoked_at
+       from console_invitations i join console_users u on u.id = i.user_id
       where i.token_hash = $1::text`,
     [tokenHash],
   );
@@ -175,14 +174,13 @@ export interface SessionRow {
   email: string;
   role: UserRole;
   business_code: number;
-  merchant_name: string;
 }
 
 /** The live session of a token: not ended, not expired, used within `idleSince`, its user active. */
 export async function findLiveSession(tx: Queryable, tokenHash: string, now: Date, idleSince: Date): Promise<SessionRow | undefined> {
   const { rows } = await tx.query<SessionRow>(
-    `select s.id as session_id, s.last_seen_at, u.id as user_id, u.email, u.role, u.business_code, m.name as merchant_name
-       from console_sessions s join console_users u on u.id = s.user_id join merchants m on m.business_code = u.business_code
+    `select s.id as session_id, s.last_seen_at, u.id as user_id, u.email, u.role, u.business_code
+       from console_sessions s join console_users u on u.id = s.user_id
       where s.token_hash = $1::text and s.ended_at is null and s.expires_at > $2::timestamptz and s.last_seen_at > $3::timestamptz
         and u.status = 'active'`,
     [tokenHash, now, idleSince],

@@ -10,6 +10,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../time.ts';
 import type { Database } from '../../db/database.ts';
+import type { MerchantDisplayCache } from '../../merchants/display-cache.ts';
 import * as users from '../../users/service.ts';
 import { csrfFieldOf, isValidCsrfField } from '../../users/tokens.ts';
 import type { ConsoleCookies } from './cookies.ts';
@@ -37,6 +38,7 @@ export type ConsoleRefusal = 'forbidden' | 'csrf';
 
 export interface GuardDeps {
   db: Database;
+  merchantDisplays: MerchantDisplayCache;
   clock: Clock;
   cookies: ConsoleCookies;
   /** Sends the sign-in page's address (a redirect), in the request's language. */
@@ -54,7 +56,7 @@ export function mayOpen(role: users.UserRole, access: ConsoleAccess): boolean {
 
 /** The preHandler of the console's scope: after the body is read, before any handler. */
 export function consoleGuard(deps: GuardDeps) {
-  const { db, clock, cookies } = deps;
+  const { clock, cookies } = deps;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const access = request.routeOptions.config.consoleAccess ?? 'owner';
     const posted = request.method === 'POST';
@@ -72,7 +74,7 @@ export function consoleGuard(deps: GuardDeps) {
     }
 
     const token = cookies.sessionTokenOf(request.headers.cookie);
-    const session = token === null ? null : await users.sessionOf(db, token, clock.now());
+    const session = token === null ? null : await users.sessionOf(deps, token, clock.now());
     if (!session) {
       if (token !== null) cookies.clearSession(reply); // ended or expired: the browser forgets it
       return deps.toSignIn(request, reply);
