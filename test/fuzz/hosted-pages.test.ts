@@ -1,6 +1,7 @@
 // Property-based fuzzing of the hosted forms, which the OpenAPI document leaves out (they are `hide: true`):
-// the sandbox pay form (POST /pay/{token}) and the onboarding registration form (POST /onboarding/{token},
-// behind the flow cookie and its CSRF field). Field values are drawn from valid ones, hostile text, U+0000,
+// the sandbox pay form (POST /pay/{token}), the onboarding registration form (POST /onboarding/{token},
+// behind the flow cookie and its CSRF field), and the merchant console's sign-in and cashier-invite forms
+// (behind their cookies and CSRF fields). Field values are drawn from valid ones, hostile text, U+0000,
 // long text and broken percent-encodings, sent as forms, as JSON and as other media types.
 //
 // Every answer: never a 5xx, an X-Request-Id, and a 4xx either an HTML page or the JSON error shape.
@@ -15,6 +16,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
+import { ConsoleBrowser, newOwner } from '../console/helpers.ts';
 import { FlowBrowser, newIntent, tokenOf as intentTokenOf } from '../onboarding/helpers.ts';
 import { expectWithinContract } from './contract.ts';
 import { describeRequest, describeResponse, HttpClient, percentEncode, type HttpRequest, type HttpResponse } from './http.ts';
@@ -215,6 +217,51 @@ describe.each(databaseKinds())('fuzzing the hosted forms on %s', (kind) => {
       }
       const after = await stateOf(flow);
       expect(after, `a refused registration changed the intent\n${describeRequest(request)}`).toEqual(before);
+    }), { seed: fuzzSettings.seed, numRuns: FORM_RUNS });
+  }, fuzzSettings.timeoutFor(FORM_RUNS, 150));
+
+  it('the console\'s sign-in and invite forms answer any post within the contract, and a refused one changes nothing', async () => {
+    const ownerEmail = `fuzz.owner.${randomUUID()}@example.com`;
+    const owner = await newOwner(t, target.merchant.businessCode, ownerEmail, 'fuzz owner password');
+    await owner.get('/console/users');
+    const visitor = new ConsoleBrowser(t);
+    await visitor.get('/console/sign-in');
+    const cookieOf = (browser: ConsoleBrowser) => [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const signInForm = formOf({ email: fc.oneof(fc.constant(ownerEmail), fc.emailAddress()), password: hostileText({ minLength: 1, maxLength: 60 }) });
+    const inviteForm = formOf({ email: fc.emailAddress() });
+    const which = fc.oneof(
+      fc.tuple(fc.constant('sign-in' as const), signInForm),
+      fc.tuple(fc.constant('invite' as const), inviteForm),
+    );
+    const credentials = fc.oneof(
+      { weight: 4, arbitrary: fc.constant('both' as const) },
+      { weight: 1, arbitrary: fc.constantFrom('no cookie' as const, 'no csrf' as const, 'wrong csrf' as const) },
+    );
+    /** What a refused post must leave as it was: the console's users, invitations and sessions. */
+    const stateOf = async () => (await t.db.query<{ users: number; invitations: number; sessions: number }>(
+      `select (select count(*)::int from console_users) as users, (select count(*)::int from console_invitations) as invitations,
+              (select count(*)::int from console_sessions where ended_at is null) as sessions`)).rows[0];
+
+    await fc.assert(fc.asyncProperty(which, credentials, encoding, async ([kind, form], sent, how) => {
+      const before = await stateOf();
+      const browser = kind === 'sign-in' ? visitor : owner;
+      const csrf = sent === 'no csrf' ? undefined : sent === 'wrong csrf' ? 'A'.repeat(43) : browser.csrf!;
+      const withCsrf = csrf === undefined ? form : { ...form, csrf_token: percentEncode(csrf) };
+      const body = bodyOf(withCsrf, how);
+      const path = kind === 'sign-in' ? '/console/sign-in' : '/console/users';
+      const { request, response } = await post(path, body, sent === 'no cookie' ? {} : { cookie: cookieOf(browser) });
+      expectWithinContract(request, response, { htmlErrorsAllowed: true });
+      const refusedMedia = mediaRefusal(how, Buffer.byteLength(body.body));
+      if (refusedMedia) expectStatusIn(request, response, refusedMedia, 'the console\'s forms take form posts only, up to 8 KiB');
+      // Without the session cookie the invite form is a signed-out visit: to the sign-in page.
+      else if (sent === 'no cookie' && kind === 'invite') expectStatusIn(request, response, [303], 'a post without a session');
+      else if (sent !== 'both') expectStatusIn(request, response, [403], 'a post without its cookie or CSRF field');
+      else if (Object.values(form).some((value) => decoded(value).includes('\0'))) {
+        expectStatusIn(request, response, [422], 'a field with U+0000 gets the form\'s error message');
+      }
+      else expectStatusIn(request, response, kind === 'sign-in' ? [303, 401, 422, 429] : [201, 409, 422], 'a well-sent form');
+      if (response.status < 400 && !(sent === 'no cookie' && kind === 'invite')) return;
+      expect(await stateOf(), `a refused console form changed users, invitations or sessions\n${describeRequest(request)}`).toEqual(before);
     }), { seed: fuzzSettings.seed, numRuns: FORM_RUNS });
   }, fuzzSettings.timeoutFor(FORM_RUNS, 150));
 
