@@ -395,7 +395,8 @@ describe.each(databaseKinds())('the merchant console\'s users on %s', (kind) => 
   });
 });
 
-describe('mps user invite on an embedded DATA_DIR', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
+// Six CLI runs and a service, one after the other: a minute alone, several on a machine busy with other suites.
+describe('mps user invite on an embedded DATA_DIR', { timeout: CLI_TIMEOUT_MS * 5 }, () => {
   let root: string;
   let env: Record<string, string>;
   beforeAll(() => {
