@@ -50,6 +50,8 @@ export interface PageOptions {
    * Each must be a checked origin: it goes into the Content-Security-Policy as is.
    */
   formActionOrigins?: readonly string[];
+  /** The page links a web app manifest of this service (the console): `manifest-src 'self'`, else `default-src 'none'` blocks it. */
+  manifest?: boolean;
 }
 
 /** Security headers of every hosted page: nothing loads from elsewhere, no framing, no referrer (the URL holds a bearer token). */
@@ -59,7 +61,7 @@ export function pageHeaders(nonce: string, options: PageOptions = {}): Record<st
     'content-type': 'text/html; charset=utf-8',
     'content-security-policy': [
       "default-src 'none'", 'img-src data:', `style-src 'nonce-${nonce}'`, `script-src 'nonce-${nonce}'`,
-      "connect-src 'self'", formAction, "base-uri 'none'", "frame-ancestors 'none'",
+      "connect-src 'self'", ...(options.manifest ? ["manifest-src 'self'"] : []), formAction, "base-uri 'none'", "frame-ancestors 'none'",
     ].join('; '),
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
@@ -115,6 +117,8 @@ export interface ShellOptions {
   /** Styles of this page only, after the kit's. */
   styles?: string;
   script?: string;
+  /** Markup for <head> after the title (the console's manifest link and theme colour); the caller escapes it. */
+  head?: string;
 }
 
 /** Links to the page in each other language (its switch path with `?lang=`), each named in its own language. */
@@ -134,7 +138,7 @@ export function pageShell(options: ShellOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(options.title)}</title>
-<style nonce="${options.nonce}">${STYLES}${options.styles ?? ''}</style>
+${options.head ? `${options.head}\n` : ''}<style nonce="${options.nonce}">${STYLES}${options.styles ?? ''}</style>
 </head>
 <body>
 <main>
