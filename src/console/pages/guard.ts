@@ -2,6 +2,8 @@
 // Each route declares its `consoleAccess`; a route that declares none is for owners only, so a page added
 // without thinking is closed rather than open. Nothing else decides access: the pages never test a role.
 //
+//  - `public`: the web app manifest and its icons. Browsers fetch a manifest without cookies, so these
+//    answer anyone, read no session and set no cookie; they hold nothing of any business.
 //  - `anyone`: the sign-in and invitation pages. Their forms carry the CSRF field of the sign-in cookie.
 //  - `cashier`: any signed-in user (owners do everything cashiers do).
 //  - `owner`: owners only; a cashier gets the 403 page.
@@ -15,7 +17,7 @@ import * as users from '../../users/service.ts';
 import { csrfFieldOf, isValidCsrfField } from '../../users/tokens.ts';
 import type { ConsoleCookies } from './cookies.ts';
 
-export type ConsoleAccess = 'anyone' | 'cashier' | 'owner';
+export type ConsoleAccess = 'public' | 'anyone' | 'cashier' | 'owner';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -51,7 +53,7 @@ const RANK: Record<users.UserRole, number> = { cashier: 1, owner: 2 };
 
 /** Whether a signed-in `role` may open a route of `access`: the guard's one rule, which the nav shows too. */
 export function mayOpen(role: users.UserRole, access: ConsoleAccess): boolean {
-  return access === 'anyone' || RANK[role] >= RANK[access];
+  return access === 'public' || access === 'anyone' || RANK[role] >= RANK[access];
 }
 
 /** The preHandler of the console's scope: after the body is read, before any handler. */
@@ -59,6 +61,7 @@ export function consoleGuard(deps: GuardDeps) {
   const { clock, cookies } = deps;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const access = request.routeOptions.config.consoleAccess ?? 'owner';
+    if (access === 'public') return; // read-only, static: no session, no cookie (GET only: see manifest.ts)
     const posted = request.method === 'POST';
     const submitted = ((request.body ?? {}) as Record<string, unknown>).csrf_token;
 

@@ -32,7 +32,8 @@ export function consoleKit(context: AppContext, cookies: ConsoleCookies): Consol
     localeOf,
     send(request, reply, status, render, switchPath) {
       const locale = localeOf(request, switchPath);
-      return sendPage(reply, status, locale, (nonce) => render(locale, nonce));
+      // Console pages link the web app manifest (layout.ts): the CSP lets the browser read it.
+      return sendPage(reply, status, locale, (nonce) => render(locale, nonce), { manifest: true });
     },
     redirect(request, reply, path) {
       return reply.code(303).header('location', pageLocale(request, config.serviceTimeZone).href(path)).send();
