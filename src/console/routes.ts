@@ -1,5 +1,5 @@
-// The merchant console's hosted pages (docs/console.md; contract §13): sign-in, invitations, home, users and
-// sessions, in their own scope — it alone reads the console's form posts and runs the console guard
+// The merchant console's hosted pages (docs/console.md; contract §13): sign-in, invitations, home, users,
+// sessions, the POS terminal and the web app manifest, in their own scope — it alone reads the console's form posts and runs the console guard
 // (pages/guard.ts) before every handler. The people, their sessions and what may be done with them are the
 // users capability's (src/users/); these routes only read forms, call it and render.
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -12,8 +12,10 @@ import { homeRoutes } from './pages/home.ts';
 import { invitationRoutes } from './pages/invitations.ts';
 import { consoleKit } from './pages/kit.ts';
 import { consoleNotice } from './pages/layout.ts';
+import { manifestRoutes } from './pages/manifest.ts';
 import { sessionRoutes } from './pages/sessions.ts';
 import { signInRoutes } from './pages/sign-in.ts';
+import { terminalRoutes } from './pages/terminal.ts';
 import { userRoutes } from './pages/users.ts';
 
 export const consoleRoutes: CapabilityRoutes = async (app, context) => {
@@ -37,4 +39,6 @@ export const consoleRoutes: CapabilityRoutes = async (app, context) => {
   homeRoutes(scope, kit);
   userRoutes(scope, kit);
   sessionRoutes(scope, kit);
+  terminalRoutes(scope, kit);
+  manifestRoutes(scope, kit);
 };

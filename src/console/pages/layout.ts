@@ -32,6 +32,8 @@ nav.sections a[aria-current="page"] { font-weight: 700; color: var(--ink); }
 /** The console's sections, each with who may open it: the nav shows a person only what the guard lets them open. */
 const SECTIONS: ReadonlyArray<{ path: string; label: MessageKey; access: ConsoleAccess }> = [
   { path: '/console', label: 'console.nav.home', access: 'cashier' },
+  { path: '/console/terminal', label: 'console.nav.terminal', access: 'cashier' },
+  { path: '/console/terminal/today', label: 'console.nav.today', access: 'cashier' },
   { path: '/console/users', label: 'console.nav.users', access: 'owner' },
   { path: '/console/sessions', label: 'console.nav.sessions', access: 'owner' },
 ];
@@ -43,10 +45,28 @@ export interface ConsolePage {
   body: string;
   /** The signed-in person: the header, the sections and the sign-out form. Absent on the sign-in and invitation pages. */
   session?: { session: ConsoleSession; csrf: string; current: string };
+  /** Styles of this page only (the terminal's big keys), after the console's. */
+  styles?: string;
+  /** The page's script, run under the response's CSP nonce. */
+  script?: string;
+  /** More for <head> (the QR screen's no-script refresh); escaped by the caller. */
+  head?: string;
 }
 
-export function consolePage({ locale, nonce, title, body, session }: ConsolePage): string {
-  return pageShell({ locale, nonce, title, body: `${session ? header(locale, session.session, session.csrf, session.current) : ''}${body}`, styles: CONSOLE_STYLES });
+/** The colour of the installed app's title bar: the pages' accent (kernel/page-kit.ts --accent). */
+export const THEME_COLOUR = '#0b5cad';
+
+/** Every console page names the web app manifest (manifest.ts), so a tablet or phone can install the terminal. */
+const APP_HEAD = `<link rel="manifest" href="/console/manifest.webmanifest">
+<meta name="theme-color" content="${THEME_COLOUR}">`;
+
+export function consolePage({ locale, nonce, title, body, session, styles = '', script, head = '' }: ConsolePage): string {
+  return pageShell({
+    locale, nonce, title, script,
+    head: `${APP_HEAD}${head ? `\n${head}` : ''}`,
+    body: `${session ? header(locale, session.session, session.csrf, session.current) : ''}${body}`,
+    styles: CONSOLE_STYLES + styles,
+  });
 }
 
 function header(locale: Locale, session: ConsoleSession, csrf: string, current: string): string {
