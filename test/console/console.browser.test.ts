@@ -115,7 +115,7 @@ describeInChromium('the merchant console in Chromium, in both languages', () => 
         await cashier.page.fill('#f-password_confirmation', 'cashier password one');
         await submit(cashier.page, '#invitation-button');
         expect(pathOf(cashier.page.url())).toBe('/console');
-        expect(await cashier.page.locator('#terminal-soon').count()).toBe(1);
+        expect(await cashier.page.locator('#terminal-link').count()).toBe(1);
         expect(await cashier.page.locator('a[href^="/console/users"]').count()).toBe(0);
         await checkPage(cashier.page, tag, `home-cashier.${lang}`);
         await cashier.page.goto(`${t.baseUrl}/console/users`);
