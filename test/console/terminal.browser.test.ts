@@ -1,0 +1,155 @@
+// The console's POS terminal in headless Chromium (Debian's /usr/bin/chromium), on a phone held in one hand
+// (390 × 844), in Spanish and in English: a cashier's whole sale — keypad taps, the QR screen (its image
+// decoded is the QR's payload), the payment through the sandbox API, "Pagado" in place, the receipt, a new
+// charge; a network blip while the QR waits (offline for 3 s, paid meanwhile: "Pagado" still comes); a
+// cancel. On every page: axe-core finds no WCAG 2.1 A/AA violation, nothing scrolls sideways at 360 px,
+// one h1, no script error, nothing loaded from elsewhere. Runs on PGlite (the HTTP tests cover both databases).
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { describeInChromium, launchChromium, writeScreenshot } from '../helpers/browser.ts';
+import { decodeQrImage } from '../qr/qr-helpers.ts';
+import { newCashier, newOwner } from './helpers.ts';
+
+const LANGS = [
+  { lang: 'es', locale: 'es-BO', tag: 'es-BO', paid: 'Pagado', amount: /Bs\s12,50/ },
+  { lang: 'en', locale: 'en-US', tag: 'en', paid: 'Paid', amount: /Bs\s12\.50/ },
+] as const;
+const PHONE = { width: 390, height: 844 };
+const NARROW = { width: 360, height: 740 };
+
+describeInChromium('the console\'s POS terminal in Chromium, in both languages', () => {
+  let t: TestApp;
+  let browser: Browser;
+  beforeAll(async () => {
+    t = await startTestApp({ kind: 'pglite' });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** A signed-in cashier of a new merchant on a phone asking for `locale`, with a record of foreign requests and script errors. */
+  const cashierPhone = async (locale: string, lang: string) => {
+    const merchant = await t.createMerchant({ name: 'Salteñería Doña Rosa, Sucursal Sopocachi' });
+    const owner = await newOwner(t, merchant.businessCode, `owner.terminal.${lang}@example.com`);
+    const cashier = (await newCashier(owner, t, `cashier.terminal.${lang}@example.com`)).browser;
+    const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1, isMobile: true, hasTouch: true, locale });
+    await context.addCookies([...cashier.cookies].map(([name, value]) => ({ name, value, url: t.baseUrl })));
+    const page = await context.newPage();
+    const foreign: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.protocol !== 'data:' && url.origin !== new URL(t.baseUrl).origin) foreign.push(request.url());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    return { merchant, context, page, foreign, problems };
+  };
+
+  const checkPage = async (page: Page, tag: string, name: string) => {
+    expect(await page.getAttribute('html', 'lang'), name).toBe(tag);
+    expect(await page.locator('h1').count(), name).toBe(1);
+    const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(axe.violations.map((v) => `${name} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    await writeScreenshot(page, `terminal-${name}`);
+    await page.setViewportSize(NARROW);
+    expect(await horizontalOverflow(page), `${name} at 360 px`).toBe(0);
+    await page.setViewportSize(PHONE);
+  };
+  const tap = async (page: Page, keys: string[]) => { for (const key of keys) await page.click(`[data-key="${key}"]`); };
+  const submit = (page: Page, selector: string) => Promise.all([page.waitForNavigation(), page.click(selector)]);
+  const qrIdOf = (url: string) => /\/console\/terminal\/qrs\/([0-9a-f-]{36})/.exec(url)![1]!;
+  const payload = async (id: string) => (await t.db.query<{ qr_payload: string; status: string }>('select qr_payload, status from simple_qrs where id = $1', [id])).rows[0]!;
+  const pay = async (apiKey: string, id: string) => {
+    const paid = await t.request('POST', `/api/v2/sandbox/simple-qrs/${id}/payments`, { apiKey, body: {} });
+    expect(paid.status).toBe(201);
+  };
+
+  for (const { lang, locale, tag, paid, amount } of LANGS) {
+    it(`${lang}: a cashier's sale, a network blip, a cancel; every page clean`, async () => {
+      const phone = await cashierPhone(locale, lang);
+      const contexts: BrowserContext[] = [phone.context];
+      const { page, merchant } = phone;
+      try {
+        // The keypad: taps fill the amount, the number field is hidden behind the keys.
+        await page.goto(`${t.baseUrl}/console/terminal`);
+        await checkPage(page, tag, `keypad.${lang}`);
+        expect(await page.isVisible('#f-amount')).toBe(false);
+        await tap(page, ['1', '2', '5', '0', '0', 'back']);
+        expect(await page.textContent('#amount-display')).toMatch(amount);
+        const keyBox = (await page.locator('[data-key="5"]').boundingBox())!;
+        expect(Math.min(keyBox.width, keyBox.height)).toBeGreaterThanOrEqual(48);
+        await page.fill('#f-description', 'Dos salteñas');
+        await submit(page, '#charge-button');
+
+        // The QR screen: its image is the QR's payload.
+        const id = qrIdOf(page.url());
+        await checkPage(page, tag, `qr.${lang}`);
+        expect(decodeQrImage((await page.getAttribute('#qr-image', 'src'))!)).toBe((await payload(id)).qr_payload);
+        expect(await page.textContent('#qr-amount')).toMatch(amount);
+        await page.waitForSelector('#countdown:not([hidden])');
+        expect(await page.textContent('#countdown')).toMatch(/^[45]:\d\d$/);
+
+        // Paid through the sandbox API: "Pagado" in place, without a reload.
+        await pay(merchant.apiKey, id);
+        await page.waitForSelector('#paid:not([hidden])', { timeout: 15_000 });
+        expect(await page.textContent('#paid-heading')).toBe(paid);
+        expect(await page.textContent('#paid-amount')).toMatch(amount);
+        expect(await page.isVisible('#waiting')).toBe(false);
+        await checkPage(page, tag, `paid.${lang}`);
+
+        // The receipt, then back, and a new charge.
+        await submit(page, '#receipt-link');
+        expect(new URL(page.url()).pathname).toMatch(/^\/pay\/[0-9A-Za-z]{22}\/receipt$/);
+        expect(await page.textContent('body')).toMatch(amount);
+        await page.goBack();
+        await page.waitForSelector('#paid:not([hidden])');
+        await submit(page, '#new-charge-paid');
+        expect(new URL(page.url()).pathname).toBe('/console/terminal');
+
+        // A network blip while the QR waits: offline 3 s, paid meanwhile; back online, "Pagado" still comes.
+        await tap(page, ['5', '0', '0']);
+        await submit(page, '#charge-button');
+        const blipped = qrIdOf(page.url());
+        await page.waitForTimeout(500); // the long poll is in flight
+        await phone.context.setOffline(true);
+        await page.waitForTimeout(1_000);
+        await pay(merchant.apiKey, blipped);
+        await page.waitForTimeout(2_000);
+        await phone.context.setOffline(false);
+        await page.waitForSelector('#paid:not([hidden])', { timeout: 30_000 });
+        expect(await page.isVisible('#offline')).toBe(false);
+
+        // Cancel: the QR is cancelled and the keypad comes back.
+        await submit(page, '#new-charge-paid');
+        await tap(page, ['7', '0', '0']);
+        await submit(page, '#charge-button');
+        const cancelled = qrIdOf(page.url());
+        await submit(page, '#cancel-button');
+        expect(new URL(page.url()).pathname).toBe('/console/terminal');
+        expect((await payload(cancelled)).status).toBe('CANCELED');
+
+        // Today's QRs: the three, each linking to its screen.
+        await page.goto(`${t.baseUrl}/console/terminal/today`);
+        expect(await page.locator('#today-qrs li').count()).toBe(3);
+        await checkPage(page, tag, `today.${lang}`);
+        await submit(page, `a[href^="/console/terminal/qrs/${cancelled}"]`);
+        await page.waitForSelector('#closed:not([hidden])');
+        await checkPage(page, tag, `closed.${lang}`);
+
+        expect(phone.foreign).toEqual([]);
+        expect(phone.problems).toEqual([]);
+      } finally {
+        for (const context of contexts) await context.close();
+      }
+    });
+  }
+});
+
+/** How far the page reaches past the right edge of the viewport (0: no sideways scrolling). */
+function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
+}
