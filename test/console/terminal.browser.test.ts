@@ -116,9 +116,12 @@ describeInChromium('the console\'s POS terminal in Chromium, in both languages',
         const blipped = qrIdOf(page.url());
         await page.waitForTimeout(500); // the long poll is in flight
         await phone.context.setOffline(true);
-        await page.waitForTimeout(1_000);
+        // The poll fails (the one in flight, or the next): the screen says it is retrying, and keeps the QR.
+        await page.waitForSelector('#offline:not([hidden])', { timeout: 5_000 });
+        expect(await page.isVisible('#qr-image')).toBe(true);
         await pay(merchant.apiKey, blipped);
         await page.waitForTimeout(2_000);
+        expect(await page.isVisible('#paid')).toBe(false); // offline: the screen cannot know yet
         await phone.context.setOffline(false);
         await page.waitForSelector('#paid:not([hidden])', { timeout: 30_000 });
         expect(await page.isVisible('#offline')).toBe(false);
@@ -145,7 +148,7 @@ describeInChromium('the console\'s POS terminal in Chromium, in both languages',
       } finally {
         for (const context of contexts) await context.close();
       }
-    });
+    }, 120_000);
   }
 });
 

@@ -7,7 +7,8 @@
 //    "Pagado" or "expired/cancelled" in place; keeps the countdown (kernel/countdown.ts); keeps the screen
 //    awake while the QR is shown (Screen Wake Lock, where the browser has it). A failed poll — the tablet's
 //    Wi-Fi dropping — is retried with a growing pause (1, 2, 4, 8, at most 10 s) and at once when the
-//    browser is back online: the sale is not lost, the payment shows when the connection returns.
+//    browser is back online: the sale is not lost, the payment shows when the connection returns. A poll
+//    is abandoned when the browser goes offline or 10 s past its wait, so a dead socket cannot hold it.
 import { countdownScript } from '../../kernel/countdown.ts';
 import { jsonForScript } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
@@ -106,7 +107,11 @@ export function qrScreenScript(locale: Locale, initial: TerminalStatus, rendered
   }
 
   var wakeUp = null;
+  var inFlight = null;
   window.addEventListener('online', function () { if (wakeUp) wakeUp(); });
+  // A dropped network can leave a long poll hanging for minutes (nothing closes the socket): when the
+  // browser knows it is offline the poll is dropped at once, and any poll is dropped past its wait + 10 s.
+  window.addEventListener('offline', function () { if (inFlight) inFlight.abort(); });
   function pause(ms) {
     return new Promise(function (resolve) {
       var timer = setTimeout(done, ms);
@@ -117,9 +122,12 @@ export function qrScreenScript(locale: Locale, initial: TerminalStatus, rendered
   async function poll() {
     var failures = 0;
     while (state.status === 'ACTIVE') {
+      var controller = new AbortController();
+      var overdue = setTimeout(function () { controller.abort(); }, 35000);
+      inFlight = controller;
       try {
         var headers = etag ? { 'If-None-Match': etag } : {};
-        var response = await fetch(statusUrl + '?wait=25', { headers: headers, cache: 'no-store', credentials: 'same-origin' });
+        var response = await fetch(statusUrl + '?wait=25', { headers: headers, cache: 'no-store', credentials: 'same-origin', signal: controller.signal });
         var json = (response.headers.get('content-type') || '').indexOf('application/json') === 0;
         if (response.status === 200 && json) {
           etag = response.headers.get('ETag');
@@ -136,6 +144,9 @@ export function qrScreenScript(locale: Locale, initial: TerminalStatus, rendered
         failures += 1;
         $('offline').hidden = false;
         await pause(Math.min(10000, 1000 * Math.pow(2, failures - 1)));
+      } finally {
+        clearTimeout(overdue);
+        inFlight = null;
       }
     }
   }
