@@ -4,10 +4,14 @@
 // sandbox payment; cancel; today's QRs; the web app manifest and icons; and tenancy across two merchants
 // (another merchant's QR is not found on the screen, its status and its cancel). On PGlite, and on
 // PostgreSQL when TEST_DATABASE_URL is set.
+import fc from 'fast-check';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
+import { percentEncode } from '../fuzz/http.ts';
+import { hostileText } from '../fuzz/json-schema-arbitrary.ts';
+import { fuzzSettings } from '../fuzz/settings.ts';
 import { decodeQrImage } from '../qr/qr-helpers.ts';
 import { ConsoleBrowser, newCashier, newOwner } from './helpers.ts';
 
@@ -163,6 +167,44 @@ describe.each(databaseKinds())('the console\'s POS terminal on %s', (kind) => {
       expect((await charge(cashierA, '0.10')).status).toBe(303);
       expect((await charge(cashierA, '100000')).status).toBe(303);
     });
+
+    it('a suspended business cannot charge (its alert, 403); nothing is made', async () => {
+      const c = await t.createMerchant({ name: 'Suspendida C' });
+      const owner = await newOwner(t, c.businessCode, 'terminal.owner.c@example.com');
+      expect((await t.request('PATCH', `/admin/v1/merchants/${c.businessCode}`, { body: { status: 'suspended' } })).status).toBe(200);
+      const refused = await charge(owner, '5');
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('id="form-alert"');
+      expect(await qrCount(c.businessCode)).toBe(0);
+    });
+
+    it('fuzzed forms (hostile text, U+0000, long text, broken encodings in every field) never answer a 5xx; a refusal makes nothing', async () => {
+      const broken = (valid: fc.Arbitrary<string>) => fc.oneof(
+        valid.map(percentEncode),
+        hostileText({ maxLength: 200 }).map(percentEncode),
+        fc.tuple(valid, hostileText({ maxLength: 5 })).map(([text, tail]) => percentEncode(`${text}\0${tail}`)),
+        fc.integer({ min: 200, max: 3000 }).map((length) => 'x'.repeat(length)),
+        fc.constantFrom('', '%', '%G1', '%FF', '%C0%80', '%ED%A0%80', '+', '%2B', 'a%00b', '%E2%80%AE', '-1', '1e5', '0x10', 'NaN', 'Infinity'),
+      );
+      const amounts = fc.oneof(fc.integer({ min: -100, max: 20_000_000 }).map((c) => (c / 100).toFixed(2)), fc.constantFrom('12,50', '1.234,50', '0.1'));
+      await fc.assert(fc.asyncProperty(
+        broken(amounts), broken(fc.string({ maxLength: 20 })), fc.oneof(fc.uuid({ version: 4 }).map(percentEncode), broken(fc.constant('k'))),
+        async (amount, description, key) => {
+          await cashierA.get('/console/terminal');
+          const before = await qrCount(a.businessCode);
+          const body = `csrf_token=${encodeURIComponent(cashierA.csrf!)}&amount=${amount}&description=${description}&idempotency_key=${key}`;
+          const response = await fetch(`${t.baseUrl}/console/terminal`, {
+            method: 'POST', redirect: 'manual', body,
+            headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: [...cashierA.cookies].map(([n, v]) => `${n}=${v}`).join('; ') },
+          });
+          expect(response.status, body).toBeLessThan(500);
+          expect([303, 400, 413, 422], body).toContain(response.status);
+          // A 303 is a charge made, or one replayed (fast-check may draw a key again with the same amount).
+          const after = await qrCount(a.businessCode);
+          if (response.status === 303) expect(after - before, body).toBeLessThanOrEqual(1);
+          else expect(after, body).toBe(before);
+        }), { numRuns: fuzzSettings.runs(40), seed: fuzzSettings.seed });
+    }, fuzzSettings.timeoutFor(fuzzSettings.runs(40), 300));
 
     it('refuses a post without the CSRF field or with a wrong one (403): nothing is made', async () => {
       const keypad = await cashierA.get('/console/terminal');
