@@ -9,7 +9,7 @@ import type { Locale } from '../../kernel/i18n/locale.ts';
 import type { QrWithLastPayment } from '../../qr/service.ts';
 import type { TerminalStatus } from '../terminal.ts';
 import { consolePage, csrfField } from './layout.ts';
-import { TERMINAL_STYLES } from './terminal-keypad-view.ts';
+import { TERMINAL_STYLES } from './terminal-styles.ts';
 import { qrScreenScript } from './terminal-scripts.ts';
 
 export interface QrScreen {

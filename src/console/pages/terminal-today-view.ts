@@ -6,7 +6,7 @@ import type { QrWithLastPayment } from '../../qr/service.ts';
 import { effectiveState } from '../../qr/state.ts';
 import type { ConsoleSession } from '../../users/service.ts';
 import { consolePage } from './layout.ts';
-import { TERMINAL_STYLES } from './terminal-keypad-view.ts';
+import { TERMINAL_STYLES } from './terminal-styles.ts';
 
 export interface TodayPage {
   locale: Locale;
