@@ -61,7 +61,11 @@ export function consoleGuard(deps: GuardDeps) {
   const { clock, cookies } = deps;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const access = request.routeOptions.config.consoleAccess ?? 'owner';
-    if (access === 'public') return; // read-only, static: no session, no cookie (GET only: see manifest.ts)
+    if (access === 'public') {
+      // Read-only and static (manifest.ts): no session, no cookie. A form on a public route would skip the
+      // CSRF check, so any other method is refused rather than trusted.
+      return request.method === 'GET' || request.method === 'HEAD' ? undefined : deps.refuse(request, reply, 'csrf');
+    }
     const posted = request.method === 'POST';
     const submitted = ((request.body ?? {}) as Record<string, unknown>).csrf_token;
 
