@@ -57,13 +57,13 @@ export interface ConsolePage {
 export const THEME_COLOUR = '#0b5cad';
 
 /** Every console page names the web app manifest (manifest.ts), so a tablet or phone can install the terminal. */
-const APP_HEAD = `<link rel="manifest" href="/console/manifest.webmanifest">
+const appHead = (locale: Locale) => `<link rel="manifest" href="${escapeHtml(locale.pathOf('/console/manifest.webmanifest'))}">
 <meta name="theme-color" content="${THEME_COLOUR}">`;
 
 export function consolePage({ locale, nonce, title, body, session, styles = '', script, head = '' }: ConsolePage): string {
   return pageShell({
     locale, nonce, title, script,
-    head: `${APP_HEAD}${head ? `\n${head}` : ''}`,
+    head: `${appHead(locale)}${head ? `\n${head}` : ''}`,
     body: `${session ? header(locale, session.session, session.csrf, session.current) : ''}${body}`,
     styles: CONSOLE_STYLES + styles,
   });

@@ -64,7 +64,7 @@ export function manifestRoutes(app: App, kit: ConsoleKit): void {
     if (!png) icons.set(size, (png = drawIcon(size)));
     return png;
   };
-  const route = { consoleAccess: 'public' as const };
+  const route = kit.route('public');
 
   app.get('/console/manifest.webmanifest', { schema: { tags: ['hosted pages'], hide: true, summary: 'Console: web app manifest' }, config: route }, async (request, reply: FastifyReply) => {
     const locale = kit.localeOf(request, null);
@@ -73,13 +73,13 @@ export function manifestRoutes(app: App, kit: ConsoleKit): void {
       name: locale.t('console.app.name'),
       short_name: locale.t('console.app.short_name'),
       lang: locale.tag,
-      start_url: '/console/terminal',
-      scope: '/console/',
+      start_url: locale.pathOf('/console/terminal'),
+      scope: locale.pathOf('/console/'),
       display: 'standalone',
       orientation: 'any',
       theme_color: THEME_COLOUR,
       background_color: '#f6f8fa',
-      icons: ICON_SIZES.map((size) => ({ src: `/console/icons/icon-${size}.png`, sizes: `${size}x${size}`, type: 'image/png', purpose: 'any maskable' })),
+      icons: ICON_SIZES.map((size) => ({ src: locale.pathOf(`/console/icons/icon-${size}.png`), sizes: `${size}x${size}`, type: 'image/png', purpose: 'any maskable' })),
     }));
   });
 
