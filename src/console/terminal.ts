@@ -1,4 +1,4 @@
-// The POS terminal of the console (docs/console.md#terminal; contract §13): what the terminal's pages ask of
+// The POS terminal of the console (docs/console.md#pos-terminal; contract §13): what the terminal's pages ask of
 // the QR capability, in the console's terms. It holds no SQL and no rule of its own about QRs: a charge is a
 // QR made by the API's own create (qr/service.ts createQr: its checks, its events, the rail in force — on a
 // bank's rail the bank issues it), a cancel is the API's cancel, and the status is read through the QR read

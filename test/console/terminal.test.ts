@@ -1,4 +1,4 @@
-// The console's POS terminal over HTTP (docs/console.md#terminal): a charge typed on the keypad form makes one
+// The console's POS terminal over HTTP (docs/console.md#pos-terminal): a charge typed on the keypad form makes one
 // single-use QR with a 5-minute expiry through the API's own create (a double submit of the form makes one),
 // for cashiers and owners; CSRF and amount refusals change nothing; the QR screen's status long poll sees the
 // sandbox payment; cancel; today's QRs; the web app manifest and icons; and tenancy across two merchants

@@ -1,4 +1,4 @@
-// The console as an installable web app (docs/console.md#install): the manifest every console page links
+// The console as an installable web app (docs/console.md#pos-terminal): the manifest every console page links
 // (layout.ts) and its two PNG icons, drawn here at first use — nothing downloaded, no file to keep in step.
 // Browsers fetch a manifest without cookies, so these routes are `public` to the guard: they read no
 // session and hold nothing of any business. No service worker: the terminal needs the network to charge.

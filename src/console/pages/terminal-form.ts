@@ -1,4 +1,4 @@
-// The terminal's charge form (docs/console.md#terminal), checked on the server by the API's own schema of a
+// The terminal's charge form (docs/console.md#pos-terminal), checked on the server by the API's own schema of a
 // QR (qr/schemas.ts CreateQrBody): the same amount bounds (0.10 to 100000.00, two decimals at most) and the
 // same description rule. The form only chooses the words a cashier reads.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The terminal's keypad (docs/console.md#terminal): the amount in bolivianos, an optional description and
+// The terminal's keypad (docs/console.md#pos-terminal): the amount in bolivianos, an optional description and
 // "Cobrar". Without JavaScript it is a plain form with a number field; the script (terminal-scripts.ts)
 // shows big keys that fill that field, as a till's keypad does: digits enter centavos from the right.
 // Made for a 7-inch tablet and a phone held in one hand: keys of 64 px and more, nothing wider than 360 px.

@@ -1,4 +1,4 @@
-// The terminal's QR screen (docs/console.md#terminal): the QR as large as the screen allows (the image the
+// The terminal's QR screen (docs/console.md#pos-terminal): the QR as large as the screen allows (the image the
 // pay page shows — on a bank's rail, the bank's), the amount, the countdown to its expiry and "Cancelar";
 // then, in place, a large "Pagado" with the receipt and "Nuevo cobro", or the QR expired or cancelled. The
 // three states are all in the page, the script shows one (terminal-scripts.ts). Without JavaScript the

@@ -1,4 +1,4 @@
-// The terminal's two scripts (docs/console.md#terminal), each run under the page's CSP nonce; no inline handler.
+// The terminal's two scripts (docs/console.md#pos-terminal), each run under the page's CSP nonce; no inline handler.
 //
 //  - The keypad's: shows the big keys, which fill the form's number field (digits enter centavos from the
 //    right, as on a till), and the amount as money in the page's language. A page brought back from the

@@ -1,4 +1,4 @@
-// The terminal pages' styles (docs/console.md#terminal), after the console's: keys of 64 px and more for a
+// The terminal pages' styles (docs/console.md#pos-terminal), after the console's: keys of 64 px and more for a
 // thumb, the QR as large as the screen allows, and the states of the QR screen.
 export const TERMINAL_STYLES = `
 main { max-width: 32rem; }

@@ -1,4 +1,4 @@
-// Today's QRs (docs/console.md#terminal), for cashiers and owners: each QR made today in the service's time
+// Today's QRs (docs/console.md#pos-terminal), for cashiers and owners: each QR made today in the service's time
 // zone, newest first, with its time, amount, status and a link to its QR screen.
 import { escapeHtml } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';

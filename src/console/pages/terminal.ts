@@ -1,4 +1,4 @@
-// The POS terminal's routes (docs/console.md#terminal; contract §13), for cashiers and owners: the keypad and
+// The POS terminal's routes (docs/console.md#pos-terminal; contract §13), for cashiers and owners: the keypad and
 // its charge, the QR screen with its status long poll and its cancel, and today's QRs. Every QR is the
 // session's merchant's; another merchant's is not found (404), never forbidden. The console guard has
 // checked the session, the role and the CSRF field of every post before any handler here runs.
