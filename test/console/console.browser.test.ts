@@ -7,7 +7,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { describeInChromium, launchChromium, writeScreenshot } from '../helpers/browser.ts';
+import { describeInChromium, horizontalOverflow, launchChromium, writeScreenshot } from '../helpers/browser.ts';
 import { inviteByOperator } from './helpers.ts';
 
 const LANGS = [{ lang: 'es', locale: 'es-BO', tag: 'es-BO' }, { lang: 'en', locale: 'en-US', tag: 'en' }] as const;
@@ -156,8 +156,3 @@ describeInChromium('the merchant console in Chromium, in both languages', () => 
     }
   }, TOUR_TIMEOUT_MS);
 });
-
-/** How far the page reaches past the right edge of the viewport (0: no sideways scrolling). */
-function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
-}

@@ -8,7 +8,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { describeInChromium, launchChromium, writeScreenshot } from '../helpers/browser.ts';
+import { describeInChromium, horizontalOverflow, launchChromium, writeScreenshot } from '../helpers/browser.ts';
 import { decodeQrImage } from '../qr/qr-helpers.ts';
 import { newCashier, newOwner } from './helpers.ts';
 
@@ -151,8 +151,3 @@ describeInChromium('the console\'s POS terminal in Chromium, in both languages',
     }, 120_000);
   }
 });
-
-/** How far the page reaches past the right edge of the viewport (0: no sideways scrolling). */
-function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
-}

@@ -36,3 +36,8 @@ export async function writeScreenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   writeFileSync(path.join(SCREENSHOTS, `${name}.png`), image);
 }
+
+/** How far the page reaches past the right edge of the viewport (0: no sideways scrolling). */
+export function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
+}

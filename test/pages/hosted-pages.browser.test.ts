@@ -8,7 +8,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
-import { describeInChromium, launchChromium, writeScreenshot } from '../helpers/browser.ts';
+import { describeInChromium, horizontalOverflow, launchChromium, writeScreenshot } from '../helpers/browser.ts';
 import { newIntent, tokenOf as intentToken, VALID_FORM, type Partner } from '../onboarding/helpers.ts';
 import { createQr, pay, type Merchant } from '../qr/qr-helpers.ts';
 
@@ -252,8 +252,3 @@ describeInChromium('every hosted page in both languages', () => {
       'f-bank_code', 'f-account_number', 'f-account_holder', 'submit-button', 'cancel-button', '']);
   }));
 });
-
-/** How far the page reaches past the right edge of the viewport (0: no sideways scrolling). */
-function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
-}
