@@ -34,6 +34,34 @@ describe.each(databaseKinds())('operator API on %s', (kind) => {
     });
   });
 
+  describe('console users (docs/api-reference.md#invite-a-console-user)', () => {
+    it('POST /merchants/{business_code}/users invites the owner: a single-use link for 72 hours; invited again, a new link; a bad body 422, an unknown merchant 404', async () => {
+      const merchant = await t.request('POST', '/admin/v1/merchants', { body: { name: 'Tienda con consola' } });
+      const code = merchant.body.business_code as number;
+      const invited = await t.request('POST', `/admin/v1/merchants/${code}/users`, { body: { email: `duena-${code}@example.com` } });
+      expect(invited.status).toBe(201);
+      expect(invited.body).toEqual({
+        user: { id: expect.any(Number), business_code: code, email: `duena-${code}@example.com`, role: 'owner', status: 'invited', created_at: expect.any(String) },
+        invitation_url: expect.stringMatching(/\/console\/invitations\/[A-Za-z0-9_-]{20,}$/),
+        expires_at: new Date(Date.parse(invited.body.user.created_at) + 72 * 3_600_000).toISOString(),
+      });
+      const cashier = await t.request('POST', `/admin/v1/merchants/${code}/users`, { body: { email: `cajero-${code}@example.com`, role: 'cashier' } });
+      expect(cashier.status).toBe(201);
+      expect(cashier.body.user.role).toBe('cashier');
+
+      // Invited again before accepting, whatever the case of the email: a new link replaces the old one
+      // (an account already in use is 409 USER_EXISTS: test/console/users.test.ts).
+      const again = await t.request('POST', `/admin/v1/merchants/${code}/users`, { body: { email: `Cajero-${code}@Example.com`, role: 'cashier' } });
+      expect(again.status).toBe(201);
+      expect(again.body.invitation_url).not.toBe(cashier.body.invitation_url);
+      const malformed = await t.request('POST', `/admin/v1/merchants/${code}/users`, { body: { email: 'not an email', role: 'manager' } });
+      expect(malformed.status).toBe(422);
+      expect(malformed.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(['email', 'role']);
+      const unknown = await t.request('POST', `/admin/v1/merchants/${UNKNOWN_BUSINESS_CODE}/users`, { body: { email: 'nadie@example.com' } });
+      expect(unknown.status).toBe(404);
+    });
+  });
+
   describe('partners', () => {
     it('POST /partners creates a partner and shows its master key once, with its key_prefix', async () => {
       const response = await t.request('POST', '/admin/v1/partners', { body: { name: 'Banco Socio' } });
