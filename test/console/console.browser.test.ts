@@ -3,15 +3,13 @@
 // cannot open the users page. On every page: axe-core finds no WCAG 2.1 A/AA violation, nothing scrolls
 // sideways at 360 px, one h1, and nothing loads from elsewhere. The pages do not depend on the database kind
 // (their HTTP tests run on both); this tour runs on PGlite.
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { describeInChromium, horizontalOverflow, launchChromium, writeScreenshot } from '../helpers/browser.ts';
+import { clickAndWait, describeInChromium, expectCleanPage, launchChromium, NARROW, watchedPhone, type WatchedPage } from '../helpers/browser.ts';
 import { inviteByOperator } from './helpers.ts';
 
 const LANGS = [{ lang: 'es', locale: 'es-BO', tag: 'es-BO' }, { lang: 'en', locale: 'en-US', tag: 'en' }] as const;
-const MOBILE = { width: 360, height: 740 };
 /** A tour takes ~17 s alone (axe on nine pages); on a loaded machine, several times that. */
 const TOUR_TIMEOUT_MS = 180_000;
 
@@ -27,32 +25,9 @@ describeInChromium('the merchant console in Chromium, in both languages', () => 
     await t?.close();
   });
 
-  /** A phone-sized browser that asks for `locale`, with a record of every request elsewhere and every script error. */
-  const phone = async (locale: string) => {
-    const context = await browser.newContext({ viewport: MOBILE, deviceScaleFactor: 1, isMobile: true, hasTouch: true, locale });
-    const page = await context.newPage();
-    const foreign: string[] = [];
-    const problems: string[] = [];
-    let status = 0;
-    page.on('request', (request) => {
-      const url = new URL(request.url());
-      if (url.protocol !== 'data:' && url.origin !== new URL(t.baseUrl).origin) foreign.push(request.url());
-    });
-    page.on('response', (response) => { if (response.request().isNavigationRequest()) status = response.status(); });
-    page.on('pageerror', (error) => problems.push(error.message));
-    return { context, page, foreign, problems, status: () => status };
-  };
-
-  /** The checks every console page passes. */
-  const checkPage = async (page: Page, tag: string, name: string) => {
-    expect(await page.getAttribute('html', 'lang'), name).toBe(tag);
-    expect(await page.locator('h1').count(), name).toBe(1);
-    const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-    expect(axe.violations.map((v) => `${name} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-    expect(await horizontalOverflow(page), name).toBe(0);
-    await writeScreenshot(page, `console-${name}`);
-  };
-  const submit = (page: Page, selector: string) => Promise.all([page.waitForNavigation(), page.click(selector)]);
+  const phone = (locale: string) => watchedPhone(browser, t.baseUrl, { locale, viewport: NARROW });
+  const checkPage = (page: Page, lang: string, name: string) => expectCleanPage(page, { lang, name, screenshot: `console-${name}` });
+  const submit = clickAndWait;
   const pathOf = (url: string) => { const parsed = new URL(url); return `${parsed.pathname}${parsed.search}`; };
 
   for (const { lang, locale, tag } of LANGS) {
@@ -62,7 +37,7 @@ describeInChromium('the merchant console in Chromium, in both languages', () => 
       // A business of its own per language: the sessions page lists the business's sessions only.
       const businessCode = (await t.createMerchant({ name: 'Salteñería Doña Rosa, Sucursal Sopocachi' })).businessCode;
       const owner = await phone(locale);
-      let cashier: Awaited<ReturnType<typeof phone>> | undefined;
+      let cashier: WatchedPage | undefined;
       const contexts: BrowserContext[] = [owner.context];
       try {
         const { page } = owner;
@@ -97,7 +72,7 @@ describeInChromium('the merchant console in Chromium, in both languages', () => 
         expect(pathOf(page.url())).toBe('/console');
 
         // The users page: invite a cashier, read the link once.
-        await submit(page, '#users-link');
+        await submit(page, '[data-section="/console/users"]');
         expect(owner.status()).toBe(200);
         await checkPage(page, tag, `users.${lang}`);
         await page.fill('#f-email', cashierEmail);
@@ -115,7 +90,7 @@ describeInChromium('the merchant console in Chromium, in both languages', () => 
         await cashier.page.fill('#f-password_confirmation', 'cashier password one');
         await submit(cashier.page, '#invitation-button');
         expect(pathOf(cashier.page.url())).toBe('/console');
-        expect(await cashier.page.locator('#terminal-link').count()).toBe(1);
+        expect(await cashier.page.locator('[data-section="/console/terminal"]').count()).toBe(1);
         expect(await cashier.page.locator('a[href^="/console/users"]').count()).toBe(0);
         await checkPage(cashier.page, tag, `home-cashier.${lang}`);
         await cashier.page.goto(`${t.baseUrl}/console/users`);

@@ -4,11 +4,10 @@
 // charge; a network blip while the QR waits (offline for 3 s, paid meanwhile: "Pagado" still comes); a
 // cancel. On every page: axe-core finds no WCAG 2.1 A/AA violation, nothing scrolls sideways at 360 px,
 // one h1, no script error, nothing loaded from elsewhere. Runs on PGlite (the HTTP tests cover both databases).
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { describeInChromium, horizontalOverflow, launchChromium, writeScreenshot } from '../helpers/browser.ts';
+import { clickAndWait, describeInChromium, expectCleanPage, launchChromium, watchedPhone } from '../helpers/browser.ts';
 import { decodeQrImage } from '../qr/qr-helpers.ts';
 import { newCashier, newOwner } from './helpers.ts';
 
@@ -16,8 +15,6 @@ const LANGS = [
   { lang: 'es', locale: 'es-BO', tag: 'es-BO', paid: 'Pagado', amount: /Bs\s12,50/ },
   { lang: 'en', locale: 'en-US', tag: 'en', paid: 'Paid', amount: /Bs\s12\.50/ },
 ] as const;
-const PHONE = { width: 390, height: 844 };
-const NARROW = { width: 360, height: 740 };
 
 describeInChromium('the console\'s POS terminal in Chromium, in both languages', () => {
   let t: TestApp;
@@ -31,36 +28,16 @@ describeInChromium('the console\'s POS terminal in Chromium, in both languages',
     await t?.close();
   });
 
-  /** A signed-in cashier of a new merchant on a phone asking for `locale`, with a record of foreign requests and script errors. */
+  /** A signed-in cashier of a new merchant on a phone asking for `locale`, watched for foreign requests and script errors. */
   const cashierPhone = async (locale: string, lang: string) => {
     const merchant = await t.createMerchant({ name: 'Salteñería Doña Rosa, Sucursal Sopocachi' });
     const owner = await newOwner(t, merchant.businessCode, `owner.terminal.${lang}@example.com`);
     const cashier = (await newCashier(owner, t, `cashier.terminal.${lang}@example.com`)).browser;
-    const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1, isMobile: true, hasTouch: true, locale });
-    await context.addCookies([...cashier.cookies].map(([name, value]) => ({ name, value, url: t.baseUrl })));
-    const page = await context.newPage();
-    const foreign: string[] = [];
-    const problems: string[] = [];
-    page.on('request', (request) => {
-      const url = new URL(request.url());
-      if (url.protocol !== 'data:' && url.origin !== new URL(t.baseUrl).origin) foreign.push(request.url());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    return { merchant, context, page, foreign, problems };
+    return { merchant, ...(await watchedPhone(browser, t.baseUrl, { locale, cookies: cashier.cookies })) };
   };
-
-  const checkPage = async (page: Page, tag: string, name: string) => {
-    expect(await page.getAttribute('html', 'lang'), name).toBe(tag);
-    expect(await page.locator('h1').count(), name).toBe(1);
-    const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-    expect(axe.violations.map((v) => `${name} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-    await writeScreenshot(page, `terminal-${name}`);
-    await page.setViewportSize(NARROW);
-    expect(await horizontalOverflow(page), `${name} at 360 px`).toBe(0);
-    await page.setViewportSize(PHONE);
-  };
+  const checkPage = (page: Page, lang: string, name: string) => expectCleanPage(page, { lang, name, screenshot: `terminal-${name}` });
   const tap = async (page: Page, keys: string[]) => { for (const key of keys) await page.click(`[data-key="${key}"]`); };
-  const submit = (page: Page, selector: string) => Promise.all([page.waitForNavigation(), page.click(selector)]);
+  const submit = clickAndWait;
   const qrIdOf = (url: string) => /\/console\/terminal\/qrs\/([0-9a-f-]{36})/.exec(url)![1]!;
   const payload = async (id: string) => (await t.db.query<{ qr_payload: string; status: string }>('select qr_payload, status from simple_qrs where id = $1', [id])).rows[0]!;
   const pay = async (apiKey: string, id: string) => {

@@ -2,7 +2,8 @@
 // browser is ever downloaded), and the screenshots the docs show.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { CHROMIUM, hasChromium } from './chromium.ts';
 
@@ -40,4 +41,67 @@ export async function writeScreenshot(page: Page, name: string): Promise<void> {
 /** How far the page reaches past the right edge of the viewport (0: no sideways scrolling). */
 export function horizontalOverflow(page: Page): Promise<number> {
   return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
+}
+
+/** Phone-sized viewports of the hosted pages' tests: a phone held in one hand, and the narrowest screen the pages must not scroll sideways on. */
+export const PHONE = { width: 390, height: 844 };
+export const NARROW = { width: 360, height: 740 };
+
+/** A page in a new browser context, with a record of what it should never do: load from another origin, throw a script error. */
+export interface WatchedPage {
+  context: BrowserContext;
+  page: Page;
+  /** Requests to any origin but `origin` (data: URLs aside). */
+  foreign: string[];
+  /** Uncaught script errors. */
+  problems: string[];
+  /** The status of the last navigation's answer. */
+  status(): number;
+}
+
+export interface WatchedPageOptions {
+  /** The browser's language (Accept-Language and navigator.language), e.g. `es-BO`. */
+  locale: string;
+  viewport?: { width: number; height: number };
+  /** Cookies to start with (a console session signed in over HTTP), as name → value, for `origin`. */
+  cookies?: ReadonlyMap<string, string>;
+}
+
+/** A phone (touch, mobile) browsing `origin` in `locale`, watched; close its `context` when done. */
+export async function watchedPhone(browser: Browser, origin: string, { locale, viewport = PHONE, cookies }: WatchedPageOptions): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, isMobile: true, hasTouch: true, locale });
+  if (cookies) await context.addCookies([...cookies].map(([name, value]) => ({ name, value, url: origin })));
+  const page = await context.newPage();
+  const foreign: string[] = [];
+  const problems: string[] = [];
+  let status = 0;
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.protocol !== 'data:' && url.origin !== new URL(origin).origin) foreign.push(request.url());
+  });
+  page.on('response', (response) => { if (response.request().isNavigationRequest()) status = response.status(); });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return { context, page, foreign, problems, status: () => status };
+}
+
+/**
+ * The checks every hosted page passes in every state: its `lang`, one h1, no WCAG 2.1 A/AA violation that
+ * axe-core finds, nothing scrolling sideways at 360 px (the page is put back to its viewport after), and a
+ * screenshot `screenshot` for the docs.
+ */
+export async function expectCleanPage(page: Page, { lang, name, screenshot }: { lang: string; name: string; screenshot: string }): Promise<void> {
+  expect(await page.getAttribute('html', 'lang'), name).toBe(lang);
+  expect(await page.locator('h1').count(), name).toBe(1);
+  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  expect(axe.violations.map((v) => `${name} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  await writeScreenshot(page, screenshot);
+  const viewport = page.viewportSize();
+  if (viewport && viewport.width !== NARROW.width) await page.setViewportSize(NARROW);
+  expect(await horizontalOverflow(page), `${name} at 360 px`).toBe(0);
+  if (viewport && viewport.width !== NARROW.width) await page.setViewportSize(viewport);
+}
+
+/** Clicks `selector` and waits for the navigation it starts (a link, a form's button). */
+export function clickAndWait(page: Page, selector: string): Promise<unknown> {
+  return Promise.all([page.waitForNavigation(), page.click(selector)]);
 }
