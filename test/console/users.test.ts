@@ -322,7 +322,7 @@ describe.each(databaseKinds())('the merchant console\'s users on %s', (kind) => 
       expect((await userRow('roles.cashier@example.com'))).toMatchObject({ role: 'cashier', status: 'active', business_code: a });
       const home = await cashier.get('/console');
       expect(home.status).toBe(200);
-      expect(home.text).toContain('id="terminal-link"');
+      expect(home.text).toContain('data-section="/console/terminal"');
       expect(home.text).not.toContain('href="/console/users"');
       for (const page of ['/console/users', '/console/sessions']) {
         const refused = await cashier.get(page);

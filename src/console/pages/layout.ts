@@ -7,9 +7,10 @@ import type { MessageKey } from '../../kernel/i18n/messages-en.ts';
 import { noticePage, pageShell } from '../../kernel/page-kit.ts';
 import type { ConsoleSession } from '../../users/service.ts';
 import { mayOpen, type ConsoleAccess } from './guard.ts';
+import { LIST_STYLES } from './lists.ts';
 
 const CONSOLE_STYLES = `
-main { max-width: 40rem; }
+main { max-width: 48rem; }
 .hint { color: var(--muted); font-size: .9rem; margin: .2rem 0 0; }
 .who { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: center; justify-content: space-between; }
 .who p { margin: 0; overflow-wrap: anywhere; }
@@ -26,17 +27,33 @@ nav.sections a[aria-current="page"] { font-weight: 700; color: var(--ink); }
 .row .what p { margin: 0; overflow-wrap: anywhere; }
 .link { font: 600 .95rem/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; background: #f6f8fa; border: 1px solid var(--line);
   border-radius: 8px; padding: .75rem; overflow-wrap: anywhere; user-select: all; }
+select { font: inherit; padding: .6rem .7rem; border: 1px solid #8c959f; border-radius: 8px; background: #fff; color: var(--ink); }
 .error-summary { border: 2px solid var(--bad); border-radius: 8px; padding: .75rem; margin-bottom: 1rem; }
 `;
 
-/** The console's sections, each with who may open it: the nav shows a person only what the guard lets them open. */
-const SECTIONS: ReadonlyArray<{ path: string; label: MessageKey; access: ConsoleAccess }> = [
-  { path: '/console', label: 'console.nav.home', access: 'cashier' },
-  { path: '/console/terminal', label: 'console.nav.terminal', access: 'cashier' },
-  { path: '/console/terminal/today', label: 'console.nav.today', access: 'cashier' },
-  { path: '/console/users', label: 'console.nav.users', access: 'owner' },
-  { path: '/console/sessions', label: 'console.nav.sessions', access: 'owner' },
+/**
+ * The console's sections, each with who may open it and the line the home page says of it: the nav and the
+ * home show a person only what the guard lets them open. A section is listed here once its pages exist.
+ */
+export interface ConsoleSection {
+  path: string;
+  label: MessageKey;
+  hint: MessageKey;
+  access: ConsoleAccess;
+}
+
+const SECTIONS: readonly ConsoleSection[] = [
+  { path: '/console', label: 'console.nav.home', hint: 'console.nav.home', access: 'cashier' },
+  { path: '/console/terminal', label: 'console.nav.terminal', hint: 'console.home.terminal.text', access: 'cashier' },
+  { path: '/console/terminal/today', label: 'console.nav.today', hint: 'console.home.today.text', access: 'cashier' },
+  { path: '/console/users', label: 'console.nav.users', hint: 'console.home.users.text', access: 'owner' },
+  { path: '/console/sessions', label: 'console.nav.sessions', hint: 'console.home.sessions.text', access: 'owner' },
 ];
+
+/** The sections `role` may open, in the nav's order. */
+export function sectionsFor(role: ConsoleSession['role']): ConsoleSection[] {
+  return SECTIONS.filter((section) => mayOpen(role, section.access));
+}
 
 export interface ConsolePage {
   locale: Locale;
@@ -65,12 +82,12 @@ export function consolePage({ locale, nonce, title, body, session, styles = '', 
     locale, nonce, title, script,
     head: `${appHead(locale)}${head ? `\n${head}` : ''}`,
     body: `${session ? header(locale, session.session, session.csrf, session.current) : ''}${body}`,
-    styles: CONSOLE_STYLES + styles,
+    styles: CONSOLE_STYLES + LIST_STYLES + styles,
   });
 }
 
 function header(locale: Locale, session: ConsoleSession, csrf: string, current: string): string {
-  const sections = SECTIONS.filter((section) => mayOpen(session.role, section.access));
+  const sections = sectionsFor(session.role);
   return `<header class="card">
   <div class="who">
   <p><strong>${escapeHtml(session.merchantName)}</strong></p>

@@ -197,12 +197,8 @@ export const en = {
   'console.invitation.not_found.text': 'This link does not match any invitation. Check that you opened the whole link.',
   'console.go_to_sign_in': 'Go to sign in',
   'console.home.sections': 'Sections',
-  'console.home.users': 'Users',
   'console.home.users.text': 'Invite cashiers, see who has access, disable a cashier.',
-  'console.home.sessions': 'Open sessions',
   'console.home.sessions.text': 'Every browser signed in to your console; end any of them.',
-  'console.home.terminal': 'POS terminal',
-  'console.home.not_built': 'Other sections (payments, payouts, settings) are not built yet.',
   'console.users.title': 'Users',
   'console.users.list': 'People with access',
   'console.users.you': '(you)',
@@ -236,7 +232,6 @@ export const en = {
   'console.nav.terminal': 'Terminal',
   'console.nav.today': 'Today\'s QRs',
   'console.home.terminal.text': 'Type an amount and show the QR to the customer; when they pay, the screen says "Paid".',
-  'console.home.today': 'Today\'s QRs',
   'console.home.today.text': 'Today\'s charges and their status.',
   'console.app.name': 'QR payment terminal',
   'console.app.short_name': 'Charge',
@@ -276,6 +271,29 @@ export const en = {
   'console.today.status.paid': 'Paid',
   'console.today.status.canceled': 'Cancelled',
   'console.today.status.expired': 'Expired',
+
+  // The console's lists and the owner's home (console/pages/lists.ts, home-view.ts).
+  'console.list.previous': 'Previous',
+  'console.list.next': 'Next',
+  'console.list.pages': 'Pages',
+  'console.list.page_of': 'Page {page} of {pages} ({total} in all)',
+  'console.list.filter': 'Show',
+  'console.shown_once': 'It is shown only this once: copy it now. It is not stored in clear, so it cannot be shown again.',
+  'console.home.glance': 'Today at a glance',
+  'console.home.count': '{count} today',
+  'console.home.collected': 'Collected',
+  'console.home.fees': 'Fees',
+  'console.home.refunds': 'Refunded',
+  'console.home.net': 'Net',
+  'console.home.payouts': 'Paid out to the bank',
+  'console.home.available': 'Available balance',
+  'console.home.pending_out': 'On its way to the bank',
+
+  // Console: QRs, payments and refunds (console/pages/qrs*.ts, payments*.ts).
+
+  // Console: movements, statements, transfers and the payout schedule (console/pages/movements*.ts, transfers*.ts).
+
+  // Console: API keys, webhook endpoints and events (console/pages/keys*.ts, webhooks*.ts, events*.ts).
 } as const;
 
 export type MessageKey = keyof typeof en;

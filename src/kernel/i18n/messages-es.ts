@@ -197,12 +197,8 @@ export const es: Record<MessageKey, string> = {
   'console.invitation.not_found.text': 'Este enlace no corresponde a ninguna invitación. Revisa que abriste el enlace completo.',
   'console.go_to_sign_in': 'Ir a ingresar',
   'console.home.sections': 'Secciones',
-  'console.home.users': 'Usuarios',
   'console.home.users.text': 'Invita cajeros, mira quién tiene acceso, deshabilita a un cajero.',
-  'console.home.sessions': 'Sesiones abiertas',
   'console.home.sessions.text': 'Cada navegador con la consola abierta; cierra cualquiera de ellos.',
-  'console.home.terminal': 'Terminal de cobro',
-  'console.home.not_built': 'Las demás secciones (pagos, abonos, configuración) todavía no están construidas.',
   'console.users.title': 'Usuarios',
   'console.users.list': 'Personas con acceso',
   'console.users.you': '(tú)',
@@ -236,7 +232,6 @@ export const es: Record<MessageKey, string> = {
   'console.nav.terminal': 'Terminal',
   'console.nav.today': 'QR de hoy',
   'console.home.terminal.text': 'Escribe un monto y muestra el QR al cliente; cuando paga, la pantalla dice «Pagado».',
-  'console.home.today': 'QR de hoy',
   'console.home.today.text': 'Los cobros de hoy con su estado.',
   'console.app.name': 'Terminal de cobro QR',
   'console.app.short_name': 'Cobrar',
@@ -276,4 +271,26 @@ export const es: Record<MessageKey, string> = {
   'console.today.status.paid': 'Pagado',
   'console.today.status.canceled': 'Cancelado',
   'console.today.status.expired': 'Vencido',
+
+  'console.list.previous': 'Anterior',
+  'console.list.next': 'Siguiente',
+  'console.list.pages': 'Páginas',
+  'console.list.page_of': 'Página {page} de {pages} ({total} en total)',
+  'console.list.filter': 'Mostrar',
+  'console.shown_once': 'Se muestra solo esta vez: cópialo ahora. No se guarda en claro, así que no se puede volver a mostrar.',
+  'console.home.glance': 'Hoy de un vistazo',
+  'console.home.count': '{count} hoy',
+  'console.home.collected': 'Cobrado',
+  'console.home.fees': 'Comisiones',
+  'console.home.refunds': 'Devuelto',
+  'console.home.net': 'Neto',
+  'console.home.payouts': 'Abonado al banco',
+  'console.home.available': 'Saldo disponible',
+  'console.home.pending_out': 'En camino al banco',
+
+  // Consola: QR, pagos y devoluciones.
+
+  // Consola: movimientos, extractos, transferencias y abonos programados.
+
+  // Consola: claves de API, webhooks y eventos.
 };
