@@ -15,7 +15,7 @@ import { openDatabase } from '../db/open.ts';
 import { reconcileContextOf, reconcileOnDemand } from '../bank/reconciliation.ts';
 import { bankContextOf, sweepRailDay } from '../bank/service.ts';
 import { toReconciliationView } from '../bank/views.ts';
-import { ApiError } from '../kernel/errors.ts';
+import { ApiError, notFound } from '../kernel/errors.ts';
 import { fieldErrorsFromAjv, validatorCompiler } from '../kernel/validation.ts';
 import * as ledger from '../ledger/service.ts';
 import { StatementQuery } from '../ledger/schemas.ts';
@@ -76,6 +76,9 @@ Usage: npm run mps -- <command> [options]     (or: npx mps <command>)
                                             invite a person to the merchant's console (docs/console.md),
                                             owner by default: prints the single-use invitation link, valid
                                             72 hours (shown once; send it to them yourself)
+  user link EMAIL                           a new password link for a console user who has an account (a
+                                            forgotten password, an owner locked out): prints it, single use,
+                                            72 hours; using it ends the user's other sessions (docs/console.md)
   key revoke KEY_PREFIX                     revoke a merchant key or master key
   ledger check                              prove the books close (docs/journal.md); exit 3 on a mismatch
   rails sweep --date YYYY-MM-DD             read the bank's paid QRs of that business day and record what is
@@ -319,6 +322,15 @@ function parseCommand(argv: string[], config: Config): Command | FileCommand {
       return async ({ config, db, clock }) => {
         const invitation = await users.inviteUser(db, { businessCode, email: body.email, role: body.role ?? 'owner', invitedBy: null }, clock.now());
         return ok(toCreatedInvitationView(config, invitation));
+      };
+    }
+    case 'user link': {
+      if (positionals.length !== 3) throw new UsageError('user link takes EMAIL');
+      const body = validate(userSchemas.InviteUserBody, { email: third });
+      return async ({ config, db, clock }) => {
+        const link = await users.issuePasswordLink(db, { email: body.email }, clock.now());
+        if (!link) throw notFound('console user');
+        return ok(toCreatedInvitationView(config, link));
       };
     }
     case 'rails sweep': {

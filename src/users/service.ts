@@ -79,8 +79,34 @@ export async function inviteUser(
   }
 }
 
+/**
+ * A new link for a user who has an account already: to set a new password (forgotten, or the account locked
+ * out by someone guessing) or, for a disabled cashier, to come back. The user's other open links are
+ * withdrawn; nothing changes until the link is used — then the new password replaces the old one and every
+ * session of the user ends (docs/console.md#password-links). A user still `invited` gets a new invitation
+ * (as inviteUser sends it again). Null when `who` names no such user.
+ *  - `{ businessCode, userId, role: 'cashier' }`: an owner's, from the users page — a cashier of the business only;
+ *  - `{ email }`: the operator's (`mps user link`), any user.
+ */
+export async function issuePasswordLink(
+  db: Database,
+  who: { businessCode: number; userId: number; role: 'cashier'; issuedBy: number } | { email: string },
+  now: Date,
+): Promise<Invitation | null> {
+  const token = newToken();
+  const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);
+  const user = await db.transaction(async (tx) => {
+    const found = 'email' in who ? await store.lockUserByEmail(tx, who.email) : await store.lockUserOfMerchant(tx, who.businessCode, who.userId);
+    if (!found || ('role' in who && found.role !== who.role)) return null;
+    await store.revokeOpenInvitations(tx, found.id, now);
+    await store.insertInvitation(tx, { userId: found.id, tokenHash: tokenHash(token), invitedBy: 'issuedBy' in who ? who.issuedBy : null, expiresAt }, now);
+    return found;
+  });
+  return user ? { user, token, expiresAt } : null;
+}
+
 export type InvitationState =
-  | { kind: 'open'; email: string; role: UserRole; merchantName: string; expiresAt: Date }
+  | { kind: 'open'; email: string; role: UserRole; merchantName: string; expiresAt: Date; purpose: 'invitation' | 'new_password' }
   | { kind: 'used' | 'expired' | 'not_found' };
 
 /** What an invitation link leads to, without using it. */
@@ -91,7 +117,10 @@ export async function invitationState(db: Database, token: string, now: Date): P
   // Withdrawn (a newer link, a disabled cashier) reads as expired: the person asks for a new link either way.
   if (invitation.revoked_at !== null || invitation.expires_at <= now) return { kind: 'expired' };
   const { name } = await merchants.getMerchant(db, invitation.business_code);
-  return { kind: 'open', email: invitation.email, role: invitation.role, merchantName: name, expiresAt: invitation.expires_at };
+  return {
+    kind: 'open', email: invitation.email, role: invitation.role, merchantName: name, expiresAt: invitation.expires_at,
+    purpose: invitation.user_status === 'invited' ? 'invitation' : 'new_password',
+  };
 }
 
 /** A new session's token, for the session cookie: shown to the browser only. */
@@ -101,8 +130,9 @@ export interface NewSession {
 }
 
 /**
- * Accepts an invitation: sets the user's password and signs them in. `used` or `expired` when the link
- * no longer works — among them the second of two acceptances at once, which the database refuses.
+ * Uses an invitation or password link: sets the user's password, ends every session the user had (a new
+ * password signs out every other device) and signs them in. `used` or `expired` when the link no longer
+ * works — among them the second of two uses at once, which the database refuses.
  */
 export async function acceptInvitation(db: Database, token: string, password: string, userAgent: string, now: Date): Promise<NewSession | { kind: 'used' | 'expired' | 'not_found' }> {
   const state = await invitationState(db, token, now);
@@ -111,7 +141,8 @@ export async function acceptInvitation(db: Database, token: string, password: st
   const session = await db.transaction(async (tx) => {
     const userId = await store.useInvitation(tx, tokenHash(token), now);
     if (userId === undefined) return null;
-    if (!(await store.activateUser(tx, userId, passwordHash, now))) return null;
+    if (!(await store.setPasswordFromLink(tx, userId, passwordHash, now))) return null;
+    await store.endSessionsOfUser(tx, userId, now);
     return startSession(tx, userId, userAgent, now);
   });
   return session ?? { kind: 'used' };

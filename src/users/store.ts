@@ -42,6 +42,12 @@ export async function lockUserByEmail(tx: Queryable, email: string): Promise<Use
   return rows[0];
 }
 
+export async function lockUserOfMerchant(tx: Queryable, businessCode: number, userId: number): Promise<UserRow | undefined> {
+  const { rows } = await tx.query<UserRow>(
+    `select ${USER_COLUMNS} from console_users where id = $2::bigint and business_code = $1::bigint for update`, [businessCode, userId]);
+  return rows[0];
+}
+
 export async function findCredentialsByEmail(tx: Queryable, email: string): Promise<UserCredentialsRow | undefined> {
   const { rows } = await tx.query<UserCredentialsRow>(
     `select ${USER_COLUMNS}, password_hash, failed_sign_ins, locked_until from console_users where lower(email) = lower($1::text)`,
@@ -59,10 +65,15 @@ export async function setUserRole(tx: Queryable, userId: number, role: UserRole,
 }
 
 /** Sets the first password of an invited user and makes them active; undefined when they are no longer invited. */
-export async function activateUser(tx: Queryable, userId: number, passwordHash: string, now: Date): Promise<UserRow | undefined> {
+/**
+ * Sets the password a link was used for and makes the user active: a new user's first, a forgotten one's
+ * replacement, or a disabled cashier's return (only a link issued after the disabling can be used: disabling
+ * withdraws the open ones). The lockout count starts again.
+ */
+export async function setPasswordFromLink(tx: Queryable, userId: number, passwordHash: string, now: Date): Promise<UserRow | undefined> {
   const { rows } = await tx.query<UserRow>(
     `update console_users set status = 'active', password_hash = $2::text, failed_sign_ins = 0, locked_until = null, updated_at = $3::timestamptz
-      where id = $1::bigint and status = 'invited' returning ${USER_COLUMNS}`,
+      where id = $1::bigint returning ${USER_COLUMNS}`,
     [userId, passwordHash, now],
   );
   return rows[0];
@@ -126,6 +137,8 @@ export interface InvitationRow {
   user_id: number;
   email: string;
   role: UserRole;
+  /** The user's status now: `invited` for a first password, else the link replaces a password. */
+  user_status: UserStatus;
   business_code: number;
   expires_at: Date;
   used_at: Date | null;
@@ -134,7 +147,7 @@ export interface InvitationRow {
 
 export async function findInvitation(tx: Queryable, tokenHash: string): Promise<InvitationRow | undefined> {
   const { rows } = await tx.query<InvitationRow>(
-    `select i.user_id, u.email, u.role, u.business_code, i.expires_at, i.used_at, i.revoked_at
+    `select i.user_id, u.email, u.role, u.status as user_status, u.business_code, i.expires_at, i.used_at, i.revoked_at
        from console_invitations i join console_users u on u.id = i.user_id
       where i.token_hash = $1::text`,
     [tokenHash],

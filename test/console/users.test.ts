@@ -31,8 +31,8 @@ describe.each(databaseKinds())('the merchant console\'s users on %s', (kind) => 
   afterEach(() => t.clock.set(START));
 
   const userRow = async (email: string) =>
-    (await t.db.query<{ status: string; role: string; password_hash: string | null; business_code: number }>(
-      'select status, role, password_hash, business_code from console_users where lower(email) = lower($1)', [email])).rows[0];
+    (await t.db.query<{ id: number; status: string; role: string; password_hash: string | null; business_code: number }>(
+      'select id, status, role, password_hash, business_code from console_users where lower(email) = lower($1)', [email])).rows[0];
   const userCount = async () => (await t.db.query<{ n: number }>('select count(*)::int as n from console_users')).rows[0]!.n;
 
   describe('the operator\'s invitation (POST /admin/v1/merchants/{business_code}/users)', () => {
@@ -355,6 +355,70 @@ describe.each(databaseKinds())('the merchant console\'s users on %s', (kind) => 
       expect(page.text).toMatch(new RegExp(`data-user="${cashierId}"[\\s\\S]*?deshabilitado`));
     });
 
+    it('an owner gives a cashier a new password link: the old password works until the link is used, then only the new one, the cashier\'s other sessions end and a lockout is lifted', async () => {
+      const owner = await newOwner(t, a, 'link.owner@example.com');
+      const { browser: till } = await newCashier(owner, t, 'link.cashier@example.com', 'the old password');
+      const cashierId = (await userRow('link.cashier@example.com'))!.id;
+      const page = await owner.get('/console/users');
+      expect(page.text).toContain(`action="/console/users/${cashierId}/link"`);
+      const first = await owner.post(`/console/users/${cashierId}/link`);
+      expect(first.status).toBe(201);
+      expect(first.text).toContain('Enlace de acceso listo');
+      const second = await owner.post(`/console/users/${cashierId}/link`);
+      const linkOf = (html: string) => tokenOf(/id="invitation-link"[^>]*>([^<]+)</.exec(html)![1]!);
+      // Nothing changes until the link is used; a newer link withdraws the older one.
+      expect((await till.get('/console')).status).toBe(200);
+      expect((await new ConsoleBrowser(t).signIn('link.cashier@example.com', 'the old password')).status).toBe(303);
+      const phone = new ConsoleBrowser(t);
+      expect((await phone.get(`/console/invitations/${linkOf(first.text)}`)).status).toBe(410);
+      // Someone guessing locks the account (even the right password is refused); the link still works and unlocks it.
+      for (let i = 0; i < 10; i++) await new ConsoleBrowser(t).signIn('link.cashier@example.com', `wrong guess ${i}`);
+      expect((await new ConsoleBrowser(t).signIn('link.cashier@example.com', 'the old password')).status).not.toBe(303);
+      const form = await phone.get(`/console/invitations/${linkOf(second.text)}`);
+      expect(form.status).toBe(200);
+      expect(form.text).toContain('Crea una contraseña nueva');
+      expect((await phone.accept(linkOf(second.text), 'the new password')).status).toBe(303);
+      expect((await phone.get('/console')).status).toBe(200);
+      expect((await till.get('/console')).status).toBe(303); // the till's session ended
+      expect((await new ConsoleBrowser(t).signIn('link.cashier@example.com', 'the old password')).status).toBe(401);
+      expect((await new ConsoleBrowser(t).signIn('link.cashier@example.com', 'the new password')).status).toBe(303);
+      expect((await phone.get(`/console/invitations/${linkOf(second.text)}`)).status).toBe(410); // once
+    });
+
+    it('a disabled cashier comes back through a new link', async () => {
+      const owner = await newOwner(t, a, 'comeback.owner@example.com');
+      await newCashier(owner, t, 'comeback.cashier@example.com', 'cashier password 1');
+      const cashierId = (await userRow('comeback.cashier@example.com'))!.id;
+      await owner.get('/console/users');
+      expect((await owner.post(`/console/users/${cashierId}/disable`)).status).toBe(303);
+      const link = await owner.post(`/console/users/${cashierId}/link`);
+      expect(link.status).toBe(201);
+      expect(link.text).toContain('puede volver a ingresar');
+      expect((await userRow('comeback.cashier@example.com'))!.status).toBe('disabled'); // until the link is used
+      const token = tokenOf(/id="invitation-link"[^>]*>([^<]+)</.exec(link.text)![1]!);
+      expect((await new ConsoleBrowser(t).accept(token, 'back at the till')).status).toBe(303);
+      expect((await userRow('comeback.cashier@example.com'))!.status).toBe('active');
+      expect((await new ConsoleBrowser(t).signIn('comeback.cashier@example.com', 'back at the till')).status).toBe(303);
+    });
+
+    it('a password link is for a cashier of the business only: an owner, another merchant\'s cashier, a cashier\'s own request, or a missing CSRF field change nothing', async () => {
+      const ownerA = await newOwner(t, a, 'link.tenancy.a@example.com');
+      const ownerB = await newOwner(t, b, 'link.tenancy.b@example.com');
+      const { browser: cashierB } = await newCashier(ownerB, t, 'link.tenancy.b.cashier@example.com');
+      const invitations = async () => (await t.db.query<{ n: number }>('select count(*)::int as n from console_invitations')).rows[0]!.n;
+      const before = await invitations();
+      const cashierBId = (await userRow('link.tenancy.b.cashier@example.com'))!.id;
+      const ownerAId = (await userRow('link.tenancy.a@example.com'))!.id;
+      await ownerA.get('/console/users');
+      expect((await ownerA.post(`/console/users/${cashierBId}/link`)).status).toBe(404);
+      expect((await ownerA.post(`/console/users/${ownerAId}/link`)).status).toBe(404);
+      expect((await ownerA.post('/console/users/99999999/link')).status).toBe(404);
+      expect((await ownerA.postRaw(`/console/users/${cashierBId}/link`, {})).status).toBe(403);
+      await cashierB.get('/console');
+      expect((await cashierB.post(`/console/users/${cashierBId}/link`)).status).toBe(403);
+      expect(await invitations()).toBe(before);
+    });
+
     it('an owner cannot invite an email that already has an account (409 on the page, nothing created)', async () => {
       const owner = await newOwner(t, a, 'dup.owner@example.com');
       await owner.get('/console/users');
@@ -396,7 +460,7 @@ describe.each(databaseKinds())('the merchant console\'s users on %s', (kind) => 
 });
 
 // Six CLI runs and a service, one after the other: a minute alone, several on a machine busy with other suites.
-describe('mps user invite on an embedded DATA_DIR', { timeout: CLI_TIMEOUT_MS * 5 }, () => {
+describe('mps user invite and mps user link on an embedded DATA_DIR', { timeout: CLI_TIMEOUT_MS * 5 }, () => {
   let root: string;
   let env: Record<string, string>;
   beforeAll(() => {
@@ -425,6 +489,13 @@ describe('mps user invite on an embedded DATA_DIR', { timeout: CLI_TIMEOUT_MS * 
     const unknown = await runCli(['user', 'invite', '999999', 'x@example.com'], env);
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toContain('No such merchant');
+    // A new link for someone who is a user (here still invited: the invitation sent again); none for a stranger.
+    const relinked = await runCli(['user', 'link', 'CLI.cashier@example.com'], env);
+    expect(relinked.exitCode).toBe(0);
+    expect(relinked.json.user).toMatchObject({ email: 'cli.cashier@example.com', role: 'cashier' });
+    const stranger = await runCli(['user', 'link', 'nobody@example.com'], env);
+    expect(stranger.exitCode).toBe(1);
+    expect(stranger.stderr).toContain('No such console user');
 
     let db: Database | undefined;
     let service: TestApp | undefined;
@@ -439,7 +510,8 @@ describe('mps user invite on an embedded DATA_DIR', { timeout: CLI_TIMEOUT_MS * 
       expect((await browser.accept(tokenOf(taken.json.invitation_url), 'owner from the cli')).status).toBe(303);
       expect((await browser.get('/console')).text).toContain('Kiosco CLI');
       const till = new ConsoleBrowser(service);
-      expect((await till.accept(tokenOf(cashier.json.invitation_url), 'cashier from the cli')).status).toBe(303);
+      expect((await till.get(`/console/invitations/${tokenOf(cashier.json.invitation_url)}`)).status).toBe(410); // replaced by `user link`
+      expect((await till.accept(tokenOf(relinked.json.invitation_url), 'cashier from the cli')).status).toBe(303);
       expect((await till.get('/console/users')).status).toBe(403);
     } finally {
       await service?.close();

@@ -1,4 +1,5 @@
-// The invitation page (docs/console.md#invitation): whom the link invites, and the form to set a password.
+// The invitation page (docs/console.md#invitation): whom the link invites, and the form to set a password —
+// the first one, or a new one through a password link (docs/console.md#password-links).
 import { escapeHtml } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
 import type { MessageKey } from '../../kernel/i18n/messages-en.ts';
@@ -12,15 +13,22 @@ export interface InvitationPage {
   nonce: string;
   csrf: string;
   token: string;
-  invitation: { email: string; role: UserRole; merchantName: string; expiresAt: Date };
+  invitation: { email: string; role: UserRole; merchantName: string; expiresAt: Date; purpose: 'invitation' | 'new_password' };
   now: Date;
   errors: FormErrors<NewPasswordField>;
 }
 
+/** The words of a first invitation, and of a link that replaces a password (users/service.ts issuePasswordLink). */
+const WORDS = {
+  invitation: { title: 'console.invitation.title', intro: 'console.invitation.intro', submit: 'console.invitation.submit' },
+  new_password: { title: 'console.password_link.title', intro: 'console.password_link.intro', submit: 'console.password_link.submit' },
+} as const satisfies Record<string, Record<string, MessageKey>>;
+
 export function renderInvitationPage({ locale, nonce, csrf, token, invitation, now, errors }: InvitationPage): string {
+  const words = WORDS[invitation.purpose];
   const body = `<section class="card" aria-labelledby="invitation-heading">
-  <h1 id="invitation-heading">${locale.html('console.invitation.title')}</h1>
-  <p>${locale.html('console.invitation.intro', { merchant: invitation.merchantName, role: locale.t(`console.role.${invitation.role}`) })}</p>
+  <h1 id="invitation-heading">${locale.html(words.title)}</h1>
+  <p>${locale.html(words.intro, { merchant: invitation.merchantName, role: locale.t(`console.role.${invitation.role}`) })}</p>
   <p class="muted">${locale.html('console.invitation.valid', { deadline: locale.deadline(invitation.expiresAt, now) })}</p>
 </section>
 <section class="card">
@@ -36,10 +44,10 @@ export function renderInvitationPage({ locale, nonce, csrf, token, invitation, n
     name: 'password_confirmation', label: locale.t('console.field.password_confirmation'), attributes: 'type="password" autocomplete="new-password" maxlength="200" required',
     error: errors.password_confirmation, autofocus: errors.password === undefined && errors.password_confirmation !== undefined,
   })}
-  <button type="submit" id="invitation-button">${locale.html('console.invitation.submit')}</button>
+  <button type="submit" id="invitation-button">${locale.html(words.submit)}</button>
   </form>
 </section>`;
-  return consolePage({ locale, nonce, title: locale.t('console.invitation.title'), body });
+  return consolePage({ locale, nonce, title: locale.t(words.title), body });
 }
 
 export type InvitationGone = 'used' | 'expired' | 'not_found';

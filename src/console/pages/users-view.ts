@@ -1,7 +1,9 @@
 // The owner's users page (docs/console.md#users): the people with access to the business's console, the form
-// to invite a cashier, and — once — the link of a new invitation.
+// to invite a cashier, a new password link for a cashier (docs/console.md#password-links), and — once — the
+// link of a new invitation or password link.
 import { escapeHtml } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
+import type { MessageKey } from '../../kernel/i18n/messages-en.ts';
 import type { ConsoleSession, UserRow } from '../../users/service.ts';
 import type { FormErrors } from './forms.ts';
 import { consolePage, csrfField, formAlert, inputField } from './layout.ts';
@@ -25,9 +27,18 @@ function userRow(locale: Locale, user: UserRow, session: ConsoleSession, csrf: s
       <button type="submit" class="danger" aria-label="${escapeHtml(locale.t('console.users.disable_label', { email: user.email }))}">${locale.html('console.users.disable')}</button>
       </form>`
     : '';
+  // A cashier who has an account gets a new password link (forgotten, or disabled and coming back); one
+  // still invited gets the invitation sent again from the form below.
+  const link = user.role === 'cashier' && user.status !== 'invited'
+    ? `<form method="post" action="${escapeHtml(locale.href(`/console/users/${user.id}/link`))}">
+      ${csrfField(csrf)}
+      <button type="submit" class="secondary" aria-label="${escapeHtml(locale.t('console.users.link_label', { email: user.email }))}">${locale.html('console.users.link')}</button>
+      </form>`
+    : '';
   return `<li class="row" data-user="${user.id}">
     <div class="what"><p><strong>${escapeHtml(user.email)}</strong>${you}</p>
     <p class="hint">${locale.html(`console.role.${user.role}`)} · <span data-field="status">${locale.html(`console.status.${user.status}`)}</span></p></div>
+    ${link}
     ${disable}
   </li>`;
 }
@@ -62,15 +73,24 @@ export interface InvitedPage {
   link: string;
   expiresAt: Date;
   now: Date;
+  /** A first invitation, a new password for an active cashier, or the way back for a disabled one. */
+  kind: 'invitation' | 'new_password' | 'comeback';
 }
 
-/** The new invitation's link, shown this once (the answer to the invite form; never stored in clear). */
-export function renderInvitedPage({ locale, nonce, session, csrf, email, link, expiresAt, now }: InvitedPage): string {
+const LINK_WORDS = {
+  invitation: { title: 'console.users.invited.title', text: 'console.users.invited.text' },
+  new_password: { title: 'console.users.link.title', text: 'console.users.link.text' },
+  comeback: { title: 'console.users.link.title', text: 'console.users.link.text_disabled' },
+} as const satisfies Record<InvitedPage['kind'], Record<string, MessageKey>>;
+
+/** A new invitation's or password link's address, shown this once (the answer to the form; never stored in clear). */
+export function renderInvitedPage({ locale, nonce, session, csrf, email, link, expiresAt, now, kind }: InvitedPage): string {
+  const words = LINK_WORDS[kind];
   const body = `<section class="card" aria-labelledby="invited-heading">
-  <h1 id="invited-heading">${locale.html('console.users.invited.title')}</h1>
-  <p>${locale.html('console.users.invited.text', { email, deadline: locale.deadline(expiresAt, now) })}</p>
+  <h1 id="invited-heading">${locale.html(words.title)}</h1>
+  <p>${locale.html(words.text, { email, deadline: locale.deadline(expiresAt, now) })}</p>
   <p class="link" id="invitation-link" data-field="invitation-link">${escapeHtml(link)}</p>
   <a class="button-link" href="${escapeHtml(locale.href('/console/users'))}">${locale.html('console.users.invited.back')}</a>
 </section>`;
-  return consolePage({ locale, nonce, title: locale.t('console.users.invited.title'), body, session: { session, csrf, current: '/console/users' } });
+  return consolePage({ locale, nonce, title: locale.t(words.title), body, session: { session, csrf, current: '/console/users' } });
 }

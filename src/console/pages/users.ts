@@ -1,5 +1,6 @@
 // The owner's users page (docs/console.md#users): list the business's users, invite a cashier (the link
-// is shown once, in the answer), disable a cashier. Every statement is scoped by the session's merchant.
+// is shown once, in the answer), give a cashier a new password link (docs/console.md#password-links),
+// disable a cashier. Every statement is scoped by the session's merchant.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../kernel/errors.ts';
@@ -25,6 +26,9 @@ export function userRoutes(app: App, kit: ConsoleKit): void {
     return kit.send(request, reply, status, (locale, nonce) => renderUsersPage({ locale, nonce, session, csrf: csrfOf(request), users: list, invite }), '/console/users');
   };
 
+  const userNotFound = (request: FastifyRequest, reply: FastifyReply) =>
+    kit.send(request, reply, 404, (locale, nonce) => consoleNotice(locale, nonce, 'console.not_found.title', 'console.not_found.text', { href: '/console/users', label: 'console.users.invited.back' }), null);
+
   app.get('/console/users', { schema: { ...hidden, summary: 'Console: the business\'s users (HTML)' }, config: kit.route('owner') }, (request, reply) => usersPage(request, reply, 200));
 
   app.post('/console/users', { schema: { ...hidden, summary: 'Console: invite a cashier' }, config: kit.route('owner') }, async (request, reply) => {
@@ -42,15 +46,24 @@ export function userRoutes(app: App, kit: ConsoleKit): void {
     }
     // Shown once: no language switch (reading the page again would need the link again).
     return kit.send(request, reply, 201, (locale, nonce) => renderInvitedPage({
-      locale, nonce, session, csrf: csrfOf(request), email: invitation.user.email, link: users.invitationUrlOf(config, invitation.token), expiresAt: invitation.expiresAt, now,
+      locale, nonce, session, csrf: csrfOf(request), email: invitation.user.email, link: users.invitationUrlOf(config, invitation.token), expiresAt: invitation.expiresAt, now, kind: 'invitation',
+    }), null);
+  });
+
+  app.post('/console/users/:id/link', { schema: { ...hidden, params: UserIdParams, summary: 'Console: a new password link for a cashier' }, config: kit.route('owner') }, async (request, reply) => {
+    const session = sessionOf(request);
+    const now = clock.now();
+    const link = await users.issuePasswordLink(db, { businessCode: session.businessCode, userId: request.params.id, role: 'cashier', issuedBy: session.userId }, now);
+    if (!link) return userNotFound(request, reply);
+    const kind = link.user.status === 'disabled' ? 'comeback' : link.user.status === 'active' ? 'new_password' : 'invitation';
+    return kit.send(request, reply, 201, (locale, nonce) => renderInvitedPage({
+      locale, nonce, session, csrf: csrfOf(request), email: link.user.email, link: users.invitationUrlOf(config, link.token), expiresAt: link.expiresAt, now, kind,
     }), null);
   });
 
   app.post('/console/users/:id/disable', { schema: { ...hidden, params: UserIdParams, summary: 'Console: disable a cashier' }, config: kit.route('owner') }, async (request, reply) => {
     const session = sessionOf(request);
-    if (!(await users.disableCashier(db, session.businessCode, request.params.id, clock.now()))) {
-      return kit.send(request, reply, 404, (locale, nonce) => consoleNotice(locale, nonce, 'console.not_found.title', 'console.not_found.text', { href: '/console/users', label: 'console.users.invited.back' }), null);
-    }
+    if (!(await users.disableCashier(db, session.businessCode, request.params.id, clock.now()))) return userNotFound(request, reply);
     return kit.redirect(request, reply, '/console/users');
   });
 }
