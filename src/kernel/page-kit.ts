@@ -50,7 +50,11 @@ export interface PageOptions {
    * Each must be a checked origin: it goes into the Content-Security-Policy as is.
    */
   formActionOrigins?: readonly string[];
-  /** The page links a web app manifest of this service (the console): `manifest-src 'self'`, else `default-src 'none'` blocks it. */
+  /**
+   * The page links a web app manifest of this service (the console): `manifest-src 'self'`, else `default-src 'none'`
+   * blocks it, and `img-src 'self'` for the manifest's icons — Chromium fetches them under the page's img-src, and
+   * with `data:` alone it blocked them and logged a CSP error on every console page (Lighthouse's best practices).
+   */
   manifest?: boolean;
 }
 
@@ -60,7 +64,7 @@ export function pageHeaders(nonce: string, options: PageOptions = {}): Record<st
   return {
     'content-type': 'text/html; charset=utf-8',
     'content-security-policy': [
-      "default-src 'none'", 'img-src data:', `style-src 'nonce-${nonce}'`, `script-src 'nonce-${nonce}'`,
+      "default-src 'none'", options.manifest ? "img-src data: 'self'" : 'img-src data:', `style-src 'nonce-${nonce}'`, `script-src 'nonce-${nonce}'`,
       "connect-src 'self'", ...(options.manifest ? ["manifest-src 'self'"] : []), formAction, "base-uri 'none'", "frame-ancestors 'none'",
     ].join('; '),
     'x-content-type-options': 'nosniff',

@@ -73,8 +73,13 @@ export interface ConsolePage {
 /** The colour of the installed app's title bar: the pages' accent (kernel/page-kit.ts --accent). */
 export const THEME_COLOUR = '#0b5cad';
 
-/** Every console page names the web app manifest (manifest.ts), so a tablet or phone can install the terminal. */
+/**
+ * Every console page names the web app manifest (manifest.ts), so a tablet or phone can install the terminal,
+ * and its icon as the tab's: without one the browser asks for /favicon.ico, a 404 logged as an error in the
+ * console of every page (Lighthouse's best practices, test/console/lighthouse.browser.test.ts).
+ */
 const appHead = (locale: Locale) => `<link rel="manifest" href="${escapeHtml(locale.pathOf('/console/manifest.webmanifest'))}">
+<link rel="icon" type="image/png" href="${escapeHtml(locale.pathOf('/console/icons/icon-192.png'))}">
 <meta name="theme-color" content="${THEME_COLOUR}">`;
 
 export function consolePage({ locale, nonce, title, body, session, styles = '', script, head = '' }: ConsolePage): string {
