@@ -38,6 +38,7 @@ const SCRIPTS: Array<{ name: string; args: string[]; env?: Record<string, string
   { name: 'webhooks', args: ['bench/webhooks-throughput.ts', '5000'] },
   { name: 'pglite', args: ['bench/pglite.ts'] },
   { name: 'scale', args: ['bench/scale.ts'] },
+  { name: 'terminal', args: ['bench/terminal-speed.ts', '3'] },
 ];
 
 async function main(): Promise<number> {

@@ -6,7 +6,7 @@ import type { Result } from 'autocannon';
 
 export interface Figure {
   /** The section of BENCHMARKS.md it belongs to (bench/run.ts lists them). */
-  group: 'ceilings' | 'qr' | 'transfers' | 'bank' | 'history' | 'webhooks' | 'pglite' | 'scale' | 'replica';
+  group: 'ceilings' | 'qr' | 'transfers' | 'bank' | 'history' | 'webhooks' | 'pglite' | 'scale' | 'replica' | 'terminal';
   /** What was measured, as a reader should see it: "GET /api/v2/simple-qrs/{id}, 200 QRs round-robin". */
   name: string;
   /** The throughput (or, for a latency-only figure, its p99) in `unit`. */

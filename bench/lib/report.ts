@@ -28,6 +28,7 @@ const SECTIONS: Array<{ group: Figure['group']; title: string }> = [
   { group: 'pglite', title: 'The embedded database (bench/pglite.ts)' },
   { group: 'scale', title: 'Two API processes and a worker against one (bench/scale.ts)' },
   { group: 'replica', title: 'A streaming read replica (bench/scale.ts)' },
+  { group: 'terminal', title: 'The POS terminal\'s first screen on a throttled phone (bench/terminal-speed.ts)' },
 ];
 
 const number = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: value < 10 ? 2 : value < 100 ? 1 : 0 });
