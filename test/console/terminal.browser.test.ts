@@ -2,12 +2,15 @@
 // (390 × 844), in Spanish and in English: a cashier's whole sale — keypad taps, the QR screen (its image
 // decoded is the QR's payload), the payment through the sandbox API, "Pagado" in place, the receipt, a new
 // charge; a network blip while the QR waits (offline for 3 s, paid meanwhile: "Pagado" still comes); a
-// cancel. On every page: axe-core finds no WCAG 2.1 A/AA violation, nothing scrolls sideways at 360 px,
+// cancel. "Guardar QR" on the QR screen: the named PNG downloaded (headless Chromium has no Web Share), or
+// shared as a File where the browser can (stubbed; the pay page's own control, test/pages/save-qr.browser.test.ts).
+// On every page: axe-core finds no WCAG 2.1 A/AA violation, nothing scrolls sideways at 360 px,
 // one h1, no script error, nothing loaded from elsewhere. Runs on PGlite (the HTTP tests cover both databases).
+import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { clickAndWait, describeInChromium, expectCleanPage, launchChromium, watchedPhone } from '../helpers/browser.ts';
+import { clickAndWait, describeInChromium, expectCleanPage, launchChromium, stubWebShare, watchedPhone, type Shared } from '../helpers/browser.ts';
 import { decodeQrImage } from '../qr/qr-helpers.ts';
 import { newCashier, newOwner } from './helpers.ts';
 
@@ -127,4 +130,46 @@ describeInChromium('the console\'s POS terminal in Chromium, in both languages',
       }
     }, 120_000);
   }
+  it('"Guardar QR" on the QR screen: the named PNG downloaded, or shared where the browser can; gone once paid', async () => {
+    const phone = await cashierPhone('es-BO', 'save');
+    const { page, context, merchant } = phone;
+    const fileName = 'QR-Salteneria-Dona-Rosa-Sucursal-Sopocachi-Bs-12.50.png';
+    try {
+      await page.goto(`${t.baseUrl}/console/terminal`);
+      await tap(page, ['1', '2', '5', '0']);
+      await submit(page, '#charge-button');
+      const id = qrIdOf(page.url());
+      const image = (await page.getAttribute('#qr-image', 'src'))!;
+      expect(await page.textContent('#save-qr')).toBe('Guardar QR');
+      expect(await page.evaluate(() => 'share' in navigator)).toBe(false);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save-qr')]);
+      expect(download.suggestedFilename()).toBe(fileName);
+      const png = await readFile((await download.path())!);
+      expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect(`data:image/png;base64,${png.toString('base64')}`).toBe(image);
+      expect(decodeQrImage(image)).toBe((await payload(id)).qr_payload);
+      expect(new URL(page.url()).pathname).toBe(`/console/terminal/qrs/${id}`); // still on the QR screen
+
+      // Where the browser can share files: the same PNG as a named File, and no download.
+      await context.addInitScript(stubWebShare, null);
+      const downloads: unknown[] = [];
+      page.on('download', (d) => downloads.push(d));
+      await page.reload();
+      await page.click('#save-qr');
+      await page.waitForFunction(() => (window as unknown as { shared: unknown[] }).shared.length === 1);
+      const [shared] = await page.evaluate(() => (window as unknown as { shared: Shared[] }).shared);
+      expect(shared).toEqual({ name: fileName, type: 'image/png', count: 1, base64: png.toString('base64') });
+      await page.waitForTimeout(300);
+      expect(downloads).toEqual([]);
+
+      // Paid: the control goes with the QR.
+      await pay(merchant.apiKey, id);
+      await page.waitForSelector('#paid:not([hidden])', { timeout: 15_000 });
+      expect(await page.isHidden('#save-qr')).toBe(true);
+      expect(phone.foreign).toEqual([]);
+      expect(phone.problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });

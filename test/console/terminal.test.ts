@@ -112,6 +112,14 @@ describe.each(databaseKinds())('the console\'s POS terminal on %s', (kind) => {
       expect(screen.text).toContain('<noscript><meta http-equiv="refresh" content="5"></noscript>');
       expect(screen.text).toContain(`action="/console/terminal/qrs/${id}/cancel"`);
       expect(screen.text).toMatch(/Bs\s12,50/);
+
+      // "Guardar QR": the pay page's own link, the QR's PNG as an attachment named for the business and amount.
+      const token = (await t.db.query<{ pay_token: string }>('select pay_token from simple_qrs where id = $1', [id])).rows[0]!.pay_token;
+      expect(screen.text).toContain(`id="save-qr" href="/pay/${token}/qr.png?download=1" download="QR-Cafe-A-Bs-12.50.png" type="image/png"`);
+      const saved = await fetch(`${t.baseUrl}/pay/${token}/qr.png?download=1`);
+      expect(saved.status).toBe(200);
+      expect(saved.headers.get('content-disposition')).toContain('filename="QR-Cafe-A-Bs-12.50.png"');
+      expect(`data:image/png;base64,${Buffer.from(await saved.arrayBuffer()).toString('base64')}`).toBe(row.qr_image);
     });
 
     it('an owner charges too; a Spanish amount typed without the keypad (12,50) is read as the pay page reads it', async () => {

@@ -105,3 +105,30 @@ export async function expectCleanPage(page: Page, { lang, name, screenshot }: { 
 export function clickAndWait(page: Page, selector: string): Promise<unknown> {
   return Promise.all([page.waitForNavigation(), page.click(selector)]);
 }
+
+/** A file the stubbed Web Share API was given (stubWebShare): its name, type, how many files, its bytes. */
+export interface Shared { name: string; type: string; count: number; base64: string }
+
+/**
+ * For `context.addInitScript(stubWebShare, failWith)`: replaces the Web Share API before the page's script runs
+ * (headless Chromium has none): canShare says yes to files, share records them in `window.shared` (or fails with
+ * the DOMException named `failWith`). The "Guardar QR" tests of the pay page and the terminal use it.
+ */
+export function stubWebShare(failWith: string | null) {
+  const recorder = window as unknown as { shared: unknown[] };
+  recorder.shared = [];
+  Object.defineProperty(Navigator.prototype, 'canShare', {
+    configurable: true, value: (data?: { files?: File[] }) => Array.isArray(data?.files) && data.files.length > 0,
+  });
+  Object.defineProperty(Navigator.prototype, 'share', {
+    configurable: true,
+    value: async (data: { files: File[] }) => {
+      const file = data.files[0]!;
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      let binary = '';
+      for (const byte of bytes) binary += String.fromCharCode(byte);
+      recorder.shared.push({ name: file.name, type: file.type, count: data.files.length, base64: btoa(binary) });
+      if (failWith) throw new DOMException('refused', failWith);
+    },
+  });
+}

@@ -7,33 +7,11 @@ import { readFile } from 'node:fs/promises';
 import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { describeInChromium, launchChromium } from '../helpers/browser.ts';
+import { describeInChromium, launchChromium, stubWebShare, type Shared } from '../helpers/browser.ts';
 import { createQr, decodeQrImage, pay, type Merchant } from '../qr/qr-helpers.ts';
 
 const tokenOf = (qr: { qr_url: string }) => qr.qr_url.split('/pay/')[1]!;
 const dataUriOf = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base64')}`;
-
-interface Shared { name: string; type: string; count: number; base64: string }
-
-/** Replaces the Web Share API before the page's script runs: canShare says yes to files, share records them (or fails as told). */
-function stubWebShare(failWith: string | null) {
-  const recorder = window as unknown as { shared: unknown[] };
-  recorder.shared = [];
-  Object.defineProperty(Navigator.prototype, 'canShare', {
-    configurable: true, value: (data?: { files?: File[] }) => Array.isArray(data?.files) && data.files.length > 0,
-  });
-  Object.defineProperty(Navigator.prototype, 'share', {
-    configurable: true,
-    value: async (data: { files: File[] }) => {
-      const file = data.files[0]!;
-      const bytes = new Uint8Array(await file.arrayBuffer());
-      let binary = '';
-      for (const byte of bytes) binary += String.fromCharCode(byte);
-      recorder.shared.push({ name: file.name, type: file.type, count: data.files.length, base64: btoa(binary) });
-      if (failWith) throw new DOMException('refused', failWith);
-    },
-  });
-}
 
 describeInChromium('"Guardar QR" in Chromium', () => {
   let t: TestApp;

@@ -9,10 +9,12 @@
 //    Wi-Fi dropping — is retried with a growing pause (1, 2, 4, 8, at most 10 s) and at once when the
 //    browser is back online: the sale is not lost, the payment shows when the connection returns. A poll
 //    is abandoned when the browser goes offline or 10 s past its wait, so a dead socket cannot hold it.
+//    "Guardar QR" opens the share sheet where the browser can share files: the pay page's script (qr/pages/save-qr.ts).
 import { countdownScript } from '../../kernel/countdown.ts';
 import { jsonForScript } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
 import type { TerminalStatus } from '../terminal.ts';
+import { saveQrScript } from '../../qr/pages/save-qr.ts';
 
 export function keypadScript(locale: Locale): string {
   return `(function () {
@@ -150,6 +152,7 @@ export function qrScreenScript(locale: Locale, initial: TerminalStatus, rendered
       }
     }
   }
+  ${saveQrScript('#qr-image')}
   countdown.start(function () { render(shown(state)); }, function () { return state.status === 'ACTIVE'; });
   render(shown(state));
   keepAwake();

@@ -80,7 +80,7 @@ export function terminalRoutes(app: App, kit: ConsoleKit): void {
     orNotFound(request, reply, async () => {
       const found = await terminal.terminalQrOf(context, sessionOf(request).businessCode, request.params.id);
       const now = context.clock.now();
-      return kit.send(request, reply, 200, (locale, nonce) => renderQrScreen({ locale, nonce, csrf: csrfOf(request), found, status: terminal.terminalStatusOf(found, now), now }));
+      return kit.send(request, reply, 200, (locale, nonce) => renderQrScreen({ locale, nonce, csrf: csrfOf(request), found, merchantName: sessionOf(request).merchantName, status: terminal.terminalStatusOf(found, now), now }));
     }));
 
   app.get('/console/terminal/qrs/:id/status', {

@@ -260,6 +260,7 @@ export const en = {
   'console.terminal.qr.title': 'Charge of {amount}',
   'console.terminal.qr.heading': 'Scan to pay',
   'console.terminal.qr.alt': 'QR code to pay {amount}',
+  'console.terminal.save_help': 'Is the customer paying from their phone? Save or share the QR: in their bank\'s app they choose to pay with a QR from the gallery.',
   'console.terminal.offline': 'No connection: retrying. The charge still stands; the payment will show when the connection is back.',
   'console.terminal.cancel': 'Cancel charge',
   'console.terminal.paid': 'Paid',

@@ -260,6 +260,7 @@ export const es: Record<MessageKey, string> = {
   'console.terminal.qr.title': 'Cobro de {amount}',
   'console.terminal.qr.heading': 'Escanea para pagar',
   'console.terminal.qr.alt': 'Código QR para pagar {amount}',
+  'console.terminal.save_help': '¿El cliente paga desde su celular? Guarda el QR o compártelo: en la app de su banco elige pagar con un QR de la galería.',
   'console.terminal.offline': 'Sin conexión: reintentando. El cobro sigue en pie; el pago aparecerá al volver la conexión.',
   'console.terminal.cancel': 'Cancelar cobro',
   'console.terminal.paid': 'Pagado',

@@ -2,11 +2,12 @@
 // countdown to the QR's expiry (kernel/countdown.ts). At zero the page turns to the expired state
 // without a reload; the server's own answer (PAID in the last instant, say) still wins when it comes.
 // Where the browser can share files (a phone), "Guardar QR" opens the share sheet with the QR image —
-// "save image", or the bank's app itself — instead of the link's download (pay-page.ts saveQrLink).
+// "save image", or the bank's app itself — instead of the link's download (save-qr.ts).
 import { countdownScript } from '../../kernel/countdown.ts';
 import { jsonForScript } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
 import { STATUS_KEYS, type PublicStatus } from './public-status.ts';
+import { saveQrScript } from './save-qr.ts';
 
 export function payPageScript(locale: Locale, initial: PublicStatus, renderedAt: Date, titles: { payTitle: string; merchantName: string }): string {
   return `(function () {
@@ -65,29 +66,7 @@ export function payPageScript(locale: Locale, initial: PublicStatus, renderedAt:
       }
     }
   }
-  // The file is made from the image the page shows, in the click itself: a share must start within the
-  // payer's gesture (Safari refuses one that waited for the network). Anything but the payer closing the
-  // sheet falls back to the link's download.
-  var save = $('save-qr');
-  function qrFile() {
-    var prefix = 'data:image/png;base64,';
-    var src = document.querySelector('img.qr').getAttribute('src') || '';
-    if (src.indexOf(prefix) !== 0) return null;
-    var binary = atob(src.slice(prefix.length));
-    var bytes = new Uint8Array(binary.length);
-    for (var i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
-    return new File([bytes], save.getAttribute('download'), { type: 'image/png' });
-  }
-  if (save && typeof navigator.canShare === 'function' && typeof navigator.share === 'function') {
-    save.addEventListener('click', function (event) {
-      var file = qrFile();
-      if (!file || !navigator.canShare({ files: [file] })) return;
-      event.preventDefault();
-      navigator.share({ files: [file] }).catch(function (error) {
-        if (!error || error.name !== 'AbortError') location.assign(save.href);
-      });
-    });
-  }
+  ${saveQrScript('img.qr')}
 
   countdown.start(function () { render(shown(state)); }, function () { return state.status === 'ACTIVE'; });
   poll();

@@ -2,7 +2,8 @@
 // live status without reload, a countdown to the expiry, the payment received with a link to its
 // receipt, clear pages for canceled and expired QRs, and in sandbox mode a "Simulate payment" form.
 // While the QR takes payments, "Guardar QR" saves its image for a payer who pays from the same phone's
-// gallery: a link that downloads it, which the script turns into the share sheet where there is one.
+// gallery: a link that downloads it, which the script turns into the share sheet where there is one (save-qr.ts,
+// shared with the console terminal's QR screen). Inside the pay section, so hidden whenever the QR takes no payment.
 // Server-rendered in the payer's language (kernel/i18n); a small script long-polls the public status.
 import type { Centavos } from '../../money.ts';
 import { countdownMarkup } from '../../kernel/countdown.ts';
@@ -13,12 +14,8 @@ import { noticePage, pageShell } from '../../kernel/page-kit.ts';
 import type { PaymentRow, QrWithLastPayment } from '../store.ts';
 import { payPageScript } from './pay-page-script.ts';
 import { qrFileName } from './qr-file-name.ts';
+import { SAVE_QR_STYLES, saveQrLink } from './save-qr.ts';
 import { statusKey, toPublicStatus, type PublicStatus } from './public-status.ts';
-
-/** The hint over "Guardar QR" stands apart from the scanning hint above it. */
-const PAY_STYLES = `
-#save-qr-help { margin-top: .75rem; }
-`;
 
 export interface SimulateFormState {
   values: Record<string, string>;
@@ -69,23 +66,13 @@ ${paidBlock(locale, qr.pay_token, qr.is_multi_use ? ownPayment : qr.paid_at !== 
     ? locale.t('pay.qr.alt_open', { merchant: merchant.name })
     : locale.t('pay.qr.alt', { amount: amountText, merchant: merchant.name }))}">
   <p class="muted">${locale.html('pay.scan.help')}</p>
-  ${saveQrLink(locale, qr.pay_token, qrFileName(merchant.name, qr))}
+  ${saveQrLink(locale, { payToken: qr.pay_token, fileName: qrFileName(merchant.name, qr), helpKey: 'pay.save.help' })}
 </section>
 ${sandbox ? renderSimulateForm(locale, qr.modify_amount, qr.amount_centavos, payable, form) : ''}`;
 
-  return pageShell({ locale, title, nonce, body, styles: PAY_STYLES, script: payPageScript(locale, status, now, {
+  return pageShell({ locale, title, nonce, body, styles: SAVE_QR_STYLES, script: payPageScript(locale, status, now, {
     payTitle: locale.t('pay.title.pay', { merchant: merchant.name }), merchantName: merchant.name,
   }) });
-}
-
-/**
- * "Guardar QR": without a script a plain link to the image as a named attachment (`download` and the
- * route's Content-Disposition say the same name); the page script shares the same bytes where the
- * browser can share files. Inside the pay section, so it is hidden whenever the QR takes no payment.
- */
-function saveQrLink(locale: Locale, payToken: string, fileName: string): string {
-  return `<p class="muted" id="save-qr-help">${locale.html('pay.save.help')}</p>
-  <a class="button-link" id="save-qr" href="${escapeHtml(locale.pathOf(`/pay/${payToken}/qr.png?download=1`))}" download="${escapeHtml(fileName)}" type="image/png" aria-describedby="save-qr-help">${locale.html('pay.save.button')}</a>`;
 }
 
 /**
