@@ -34,8 +34,8 @@ describeInChromium('Lighthouse on the console: accessibility 100, best practices
 
   const cookieOf = (browser: ConsoleBrowser | null) => browser ? [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; ') : null;
   // The sign-in page last: it sets the sign-in cookie in Chromium's jar, and when it ran first the signed-in
-  // pages after it were sent to the sign-in page (seen here: the jar's cookie, not extraHeaders' Cookie
-  // header, reached the server), though each of them alone passed.
+  // pages after it were redirected to the sign-in page — their session cookie, sent through extraHeaders,
+  // did not reach the server as sent — though each of them alone passed.
   // The QR screen's long poll never lets the network go quiet, so Lighthouse stops waiting for it after
   // 10 s (a run warning, the page loaded long before) instead of its 45 s default.
   const pages = () => [
