@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
-import type { Database, Queryable, Transaction } from '../db/database.ts';
+import type { Database, Queryable, ReadDatabase, Transaction } from '../db/database.ts';
 import * as events from '../events/service.ts';
 import { runIdempotent, storedOutcome, type IdempotencyScope, type IdempotentResult } from '../idempotency/service.ts';
 import { ApiError, notFound, railRefused, railUnavailable, validationError, type FieldError } from '../kernel/errors.ts';
@@ -367,6 +367,24 @@ export async function listPaymentsOfQr(
   const total = await store.countPaymentsOfQr(db, qr.id);
   const items = window.offset < total ? await store.listPaymentsOfQr(db, qr.id, window) : [];
   return { items, total };
+}
+
+/** A merchant's payment; 404 for an unknown one or another merchant's. */
+export async function getPaymentOfMerchant(db: Queryable, businessCode: number, paymentId: number): Promise<PaymentRow> {
+  const found = Number.isSafeInteger(paymentId) && paymentId > 0 ? await store.findPaymentOfMerchant(db, businessCode, paymentId) : undefined;
+  if (!found) throw notFound('payment');
+  return found;
+}
+
+/** Every payment of a merchant, newest recorded first (late payments included: they were refunded in full). */
+export async function listPaymentsOfMerchant(db: ReadDatabase, businessCode: number, page: PageRequest): Promise<Page<PaymentRow>> {
+  // One snapshot for the page and its total, so the pager agrees with the rows.
+  return db.transaction(async (tx) => {
+    const window = pageWindow(page);
+    const total = await store.countPaymentsOfMerchant(tx, businessCode);
+    const items = window.offset < total ? await store.listPaymentsOfMerchant(tx, businessCode, window) : [];
+    return { items, total };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -354,6 +354,29 @@ export async function listPaymentsOfQr(tx: Queryable, qrId: string, page: { limi
   return rows.map(fromStoredPayment);
 }
 
+/** A merchant's payment by its id; undefined for an unknown one or another merchant's. */
+export async function findPaymentOfMerchant(tx: Queryable, businessCode: number, paymentId: number): Promise<PaymentRow | undefined> {
+  const { rows } = await tx.query<StoredPayment>(
+    `select ${PAYMENT_COLUMNS} from qr_payments where id = $1::bigint and business_code = $2::bigint`,
+    [paymentId, businessCode],
+  );
+  return rows[0] && fromStoredPayment(rows[0]);
+}
+
+export async function countPaymentsOfMerchant(tx: Queryable, businessCode: number): Promise<number> {
+  const { rows } = await tx.query<{ total: number }>('select count(*)::int8 as total from qr_payments where business_code = $1::bigint', [businessCode]);
+  return rows[0]!.total;
+}
+
+/** A merchant's payments, newest recorded first (index qr_payments_by_merchant). */
+export async function listPaymentsOfMerchant(tx: Queryable, businessCode: number, page: { limit: number; offset: number }): Promise<PaymentRow[]> {
+  const { rows } = await tx.query<StoredPayment>(
+    `select ${PAYMENT_COLUMNS} from qr_payments where business_code = $1::bigint order by id desc limit $2::int offset $3::int`,
+    [businessCode, page.limit, page.offset],
+  );
+  return rows.map(fromStoredPayment);
+}
+
 /** The merchant's cancel: only a QR that is ACTIVE and not expired at `now`. */
 export async function cancelQrByMerchant(tx: Queryable, businessCode: number, qrId: string, now: Date): Promise<QrRow | undefined> {
   const { rows } = await tx.query<QrRow>(
