@@ -1,5 +1,5 @@
 // The merchant console's hosted pages (docs/console.md; contract §13): sign-in, invitations, home, users,
-// sessions, the POS terminal and the web app manifest, in their own scope — it alone reads the console's form posts and runs the console guard
+// sessions, the POS terminal, the owner's QRs, payments and refunds, and the web app manifest, in their own scope — it alone reads the console's form posts and runs the console guard
 // (pages/guard.ts) before every handler. The people, their sessions and what may be done with them are the
 // users capability's (src/users/); these routes only read forms, call it and render.
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -13,6 +13,8 @@ import { invitationRoutes } from './pages/invitations.ts';
 import { consoleKit } from './pages/kit.ts';
 import { consoleNotice } from './pages/layout.ts';
 import { manifestRoutes } from './pages/manifest.ts';
+import { paymentRoutes } from './pages/payments.ts';
+import { qrRoutes } from './pages/qrs.ts';
 import { sessionRoutes } from './pages/sessions.ts';
 import { signInRoutes } from './pages/sign-in.ts';
 import { terminalRoutes } from './pages/terminal.ts';
@@ -40,5 +42,7 @@ export const consoleRoutes: CapabilityRoutes = async (app, context) => {
   userRoutes(scope, kit);
   sessionRoutes(scope, kit);
   terminalRoutes(scope, kit);
+  qrRoutes(scope, kit);
+  paymentRoutes(scope, kit);
   manifestRoutes(scope, kit);
 };

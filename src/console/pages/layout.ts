@@ -46,6 +46,9 @@ const SECTIONS: readonly ConsoleSection[] = [
   { path: '/console', label: 'console.nav.home', hint: 'console.nav.home', access: 'cashier' },
   { path: '/console/terminal', label: 'console.nav.terminal', hint: 'console.home.terminal.text', access: 'cashier' },
   { path: '/console/terminal/today', label: 'console.nav.today', hint: 'console.home.today.text', access: 'cashier' },
+  { path: '/console/qrs', label: 'console.nav.qrs', hint: 'console.home.qrs.text', access: 'owner' },
+  { path: '/console/payments', label: 'console.nav.payments', hint: 'console.home.payments.text', access: 'owner' },
+  { path: '/console/refunds', label: 'console.nav.refunds', hint: 'console.home.refunds.text', access: 'owner' },
   { path: '/console/users', label: 'console.nav.users', hint: 'console.home.users.text', access: 'owner' },
   { path: '/console/sessions', label: 'console.nav.sessions', hint: 'console.home.sessions.text', access: 'owner' },
 ];

@@ -65,11 +65,27 @@ export function selectField({ name, label, options, value }: SelectField): strin
   </select></div>`;
 }
 
-/** A list's filter: a GET form of selects, with its button; the page number starts again at 1. */
-export function filterForm(locale: Locale, path: string, fields: readonly SelectField[], id = 'filter-form'): string {
+/** A labelled text box of a list's filter (an exact reference to look for); empty means "any". */
+export interface TextFilterField {
+  name: string;
+  label: string;
+  value: string;
+  maxLength: number;
+  hint?: string;
+}
+
+function textFilterField({ name, label, value, maxLength, hint }: TextFilterField): string {
+  const id = `f-${name}`;
+  return `<div class="field"><label for="${id}">${escapeHtml(label)}</label>
+  <input id="${id}" name="${escapeHtml(name)}" type="text" value="${escapeHtml(value)}" maxlength="${maxLength}" autocomplete="off"${hint ? ` aria-describedby="${id}-hint"` : ''}>
+  ${hint ? `<p class="hint" id="${id}-hint">${escapeHtml(hint)}</p>` : ''}</div>`;
+}
+
+/** A list's filter: a GET form of selects (and text boxes), with its button; the page number starts again at 1. */
+export function filterForm(locale: Locale, path: string, fields: readonly (SelectField | TextFilterField)[], id = 'filter-form'): string {
   return `<form method="get" action="${escapeHtml(locale.pathOf(path))}" class="filters" id="${escapeHtml(id)}">
   ${locale.lang === 'en' ? '<input type="hidden" name="lang" value="en">' : ''}
-  ${fields.map(selectField).join('\n  ')}
+  ${fields.map((field) => 'options' in field ? selectField(field) : textFilterField(field)).join('\n  ')}
   <button type="submit" class="secondary">${locale.html('console.list.filter')}</button>
 </form>`;
 }
@@ -104,7 +120,7 @@ export const LIST_STYLES = `
 .facts dd { margin: 0; flex: 1 1 10rem; min-width: 0; overflow-wrap: anywhere; }
 .filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; }
 .filters .field { flex: 1 1 12rem; min-width: 0; }
-.filters select { width: 100%; }
+.filters select, .filters input { width: 100%; }
 .filters button { width: auto; margin-top: 0; }
 .figures { margin-top: .5rem; display: grid; grid-template-columns: repeat(auto-fit, minmax(8rem, 1fr)); gap: .75rem; }
 .figures div { border: 1px solid var(--line); border-radius: 8px; padding: .6rem .75rem; }
