@@ -1,4 +1,4 @@
-// Refunds from the owner's console (docs/console.md#payments-and-refunds; contract §13): what the payment page
+// Refunds from the owner's console (docs/console.md#qrs-payments-and-refunds; contract §13): what the payment page
 // asks of the refunds capability, in the console's terms. No SQL and no rule of its own: a refund is made by
 // the API's own create (refunds/service.ts createRefund: the window, what is left, the balance, the debit,
 // the event), under the form's idempotency key and a console route name, so a double submit of the

@@ -1,4 +1,4 @@
-// The owner's payments and refunds pages over HTTP (docs/console.md#payments-and-refunds): every payment with its
+// The owner's payments and refunds pages over HTTP (docs/console.md#qrs-payments-and-refunds): every payment with its
 // fee, net and refunds, paged; a payment's page; a refund made from it through the confirmation step, seen
 // through GET /api/v2/refunds and the balance; a double submit of the confirmation making one refund; Back
 // making none; each refusal (the amount, REFUND_EXCEEDS_PAYMENT, INSUFFICIENT_FUNDS — the fee is not given
@@ -305,7 +305,7 @@ describe.each(databaseKinds())('the console\'s payments and refunds pages on %s'
     }
     const payment = await paidPayment(a, 5);
     await ownerA.get(`/console/payments/${payment.id}`);
-    for (const form of [{ amount: 'x'.repeat(5000) }, { amount: '1', reason: '\u0000' }, { amount: '1', description: '\u0000' }, { amount: '1', step: 'confirm', idempotency_key: '\u0000' }]) {
+    for (const form of <Record<string, string>[]>[{ amount: 'x'.repeat(5000) }, { amount: '1', reason: '\u0000' }, { amount: '1', description: '\u0000' }, { amount: '1', step: 'confirm', idempotency_key: '\u0000' }]) {
       const response = await ownerA.post(`/console/payments/${payment.id}/refund/confirm`, { reason: 'requested_by_customer', idempotency_key: crypto.randomUUID(), ...form });
       expect(response.status, JSON.stringify(form)).toBeGreaterThanOrEqual(400);
       expect(response.status, JSON.stringify(form)).toBeLessThan(500);

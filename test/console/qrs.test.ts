@@ -1,4 +1,4 @@
-// The owner's QR pages over HTTP (docs/console.md#qrs): the list newest first, paged (a second page past 20),
+// The owner's QR pages over HTTP (docs/console.md#qrs-payments-and-refunds): the list newest first, paged (a second page past 20),
 // filtered by status as the API's `?status=` means it and by external reference; a QR's page with its facts and
 // payments; its cancel through the API's own (seen through GET /api/v2/simple-qrs/{id}), refused for a paid QR
 // with the page saying so; CSRF refusal; a cashier's 403; another merchant's QR not found; hostile queries
@@ -157,7 +157,7 @@ describe.each(databaseKinds())('the console\'s QR pages on %s', (kind) => {
   it('refuses a cancel without the CSRF field or with a wrong one (403); the QR stays ACTIVE', async () => {
     const id = made[11]!;
     await ownerA.get(`/console/qrs/${id}`);
-    for (const form of [{}, { csrf_token: 'wrong' }, { csrf_token: ownerB.csrf! }]) {
+    for (const form of <Record<string, string>[]>[{}, { csrf_token: 'wrong' }, { csrf_token: ownerB.csrf! }]) {
       const refused = await ownerA.postRaw(`/console/qrs/${id}/cancel`, form);
       expect(refused.status).toBe(403);
       expect(refused.text).toContain('data-reason="csrf"');

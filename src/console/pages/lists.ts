@@ -118,7 +118,7 @@ export const LIST_STYLES = `
 .facts div:first-child { border-top: 0; }
 .facts dt { color: var(--muted); flex: 0 0 11rem; }
 .facts dd { margin: 0; flex: 1 1 10rem; min-width: 0; overflow-wrap: anywhere; }
-.filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; }
+.filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin-bottom: 1rem; }
 .filters .field { flex: 1 1 12rem; min-width: 0; }
 .filters select, .filters input { width: 100%; }
 .filters button { width: auto; margin-top: 0; }

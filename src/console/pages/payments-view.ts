@@ -1,4 +1,4 @@
-// The owner's payments and refunds pages (docs/console.md#payments-and-refunds): every payment with its fee, net
+// The owner's payments and refunds pages (docs/console.md#qrs-payments-and-refunds): every payment with its fee, net
 // and what was given back; one payment's facts, its refunds and the refund form; the confirmation a refund
 // needs ("Refund Bs X to <payer>?"); and the merchant's refunds. The payer is shown as the API shows them:
 // the name and bank, the account number masked (masking.ts).
@@ -194,10 +194,9 @@ export function renderRefundConfirmPage({ locale, nonce, session, csrf, payment,
   <h1 id="confirm-heading">${escapeHtml(question)}</h1>
   <p>${locale.html('console.refund.confirm.text', { amount })}</p>
   ${facts([
-    [locale.t('console.payments.amount'), moneyText(locale, payment.amount_centavos)],
-    [locale.t('console.payments.paid_at'), locale.dateTime(payment.paid_at)],
+    [locale.t('console.refund.confirm.payment'), locale.t('console.refund.confirm.payment_value', { amount: moneyText(locale, payment.amount_centavos), when: locale.dateTime(payment.paid_at) })],
     [locale.t('console.refund.reason'), locale.t(`console.refund.reason.${values.reason as (typeof REFUND_REASON_CHOICES)[number]}`)],
-    [locale.t('console.refund.description'), values.description === '' ? null : values.description],
+    [locale.t('console.refund.confirm.note'), values.description === '' ? null : values.description],
   ])}
   <form method="post" action="${escapeHtml(locale.href(`/console/payments/${payment.id}/refund/confirm`))}" id="confirm-form">
   ${csrfField(csrf)}

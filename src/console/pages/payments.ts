@@ -1,4 +1,4 @@
-// The owner's payments and refunds pages (docs/console.md#payments-and-refunds; contract §13 "payments and
+// The owner's payments and refunds pages (docs/console.md#qrs-payments-and-refunds; contract §13 "payments and
 // refunds (refund from a payment's page)"): every payment of the merchant with its fee and net (qr/service.ts
 // listPaymentsOfMerchant), one payment with its refunds and the refund form, the confirmation step, and the
 // merchant's refunds (refunds/service.ts listRefunds). A refund is the API's own create (console/refunds.ts),

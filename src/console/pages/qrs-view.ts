@@ -1,4 +1,4 @@
-// The owner's QR pages (docs/console.md#qrs): the merchant's QRs, newest first, filtered by status and external
+// The owner's QR pages (docs/console.md#qrs-payments-and-refunds): the merchant's QRs, newest first, filtered by status and external
 // reference; and one QR's facts, its payments and — while it is ACTIVE — its cancel form. Statuses are worded as
 // today's QRs words them (terminal-today-view.ts): an expired QR reads "Expired", a cancelled one "Cancelled".
 import { escapeHtml } from '../../kernel/html.ts';

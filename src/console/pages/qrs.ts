@@ -1,4 +1,4 @@
-// The owner's QR pages (docs/console.md#qrs; contract §13 "Owner: QRs (list, filters, cancel)"): the merchant's
+// The owner's QR pages (docs/console.md#qrs-payments-and-refunds; contract §13 "Owner: QRs (list, filters, cancel)"): the merchant's
 // QRs as the API's list gives them (qr/service.ts listQrsOfMerchant: newest first, by effective status and
 // external reference), one QR with its payments, and its cancel — the API's own (terminal.ts cancelTerminalQr
 // → qr/service.ts cancelQr: its event, the bank's cancel). Every read and write is the session's merchant's;

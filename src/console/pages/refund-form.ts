@@ -1,4 +1,4 @@
-// The refund form of a payment's page (docs/console.md#payments-and-refunds), checked on the server by the API's
+// The refund form of a payment's page (docs/console.md#qrs-payments-and-refunds), checked on the server by the API's
 // own schema of a refund (refunds/schemas.ts CreateRefundBody: 0.01 up to 100000.00, two decimals at most, a
 // reason of the API's, a note of 140 characters) and against what is left to refund of the payment. The form
 // only chooses the words an owner reads; the API's create decides (console/refunds.ts).
