@@ -78,6 +78,7 @@ describe.each(databaseKinds())('the console\'s payments and refunds pages on %s'
     expect(first.status).toBe(200);
     const ids = [...first.text.matchAll(/data-payment="(\d+)"/g)].map((match) => Number(match[1]));
     expect(ids).toEqual(payments.slice(1).reverse().map((payment) => payment.id));
+    expect(Buffer.byteLength(first.text), 'the page with its CSS under 50 KB').toBeLessThan(50_000);
     const newest = payments[20]!;
     expect(first.text).toContain(`href="/console/payments/${newest.id}"><strong>Bs 31,00</strong>`);
     expect(first.text).toContain('Comisión Bs 2,00 · Neto Bs 29,00 · Devuelto Bs 0,00');

@@ -60,6 +60,7 @@ describe.each(databaseKinds())('the console\'s QR pages on %s', (kind) => {
     expect(first.status).toBe(200);
     const ids = qrIdsOf(first.text);
     expect(ids).toHaveLength(20);
+    expect(Buffer.byteLength(first.text), 'the page with its CSS under 50 KB').toBeLessThan(50_000);
     expect(ids.slice(0, 3)).toEqual([orderQr, paidQr, expiredQr]);
     expect(first.text).toContain('Pedido 22');
     expect(first.text).toContain('Bs 12,50');
