@@ -108,12 +108,12 @@ function refundRow(locale: Locale, refund: RefundRow, { paymentLink }: { payment
   </li>`;
 }
 
+/** The refund form (its refusal of the whole form is the alert at the top of the page, seen on arrival). */
 function refundFormSection(locale: Locale, payment: PaymentRow, csrf: string, refundable: Refundable, form: RefundForm): string {
   const left = leftToRefund(payment);
   if (refundable !== 'open') {
     return `<section class="card" aria-labelledby="refund-heading">
   <h2 id="refund-heading">${locale.html('console.refund.heading')}</h2>
-  ${formAlert(form.alert)}
   <p class="muted" id="refund-closed">${locale.html(refundable === 'nothing_left' ? 'console.refund.nothing_left' : 'console.refund.window_closed')}</p>
 </section>`;
   }
@@ -121,7 +121,7 @@ function refundFormSection(locale: Locale, payment: PaymentRow, csrf: string, re
   return `<section class="card" aria-labelledby="refund-heading">
   <h2 id="refund-heading">${locale.html('console.refund.heading')}</h2>
   <p class="hint">${locale.html('console.refund.text')}</p>
-  ${formAlert(form.alert ?? errors._form)}
+  ${formAlert(errors._form)}
   <form method="post" action="${escapeHtml(locale.href(`/console/payments/${payment.id}/refund`))}" novalidate id="refund-form">
   ${csrfField(csrf)}
   <input type="hidden" name="idempotency_key" value="${escapeHtml(values.key)}">
@@ -153,6 +153,7 @@ export function renderPaymentPage({ locale, nonce, session, csrf, payment, refun
   </ul>`;
   const body = `<section class="card" aria-labelledby="payment-heading">
   <h1 id="payment-heading">${locale.html('console.payment.title', { amount })}</h1>
+  ${formAlert(form.alert)}
   ${facts([
     [locale.t('console.payments.amount'), amount],
     [locale.t('console.payments.fee'), moneyText(locale, payment.fee_centavos)],
