@@ -113,6 +113,7 @@ describe.each(databaseKinds())('the console\'s QR pages on %s', (kind) => {
     expect(page.text).toContain('<h1 id="qr-heading">QR de Bs 50,00</h1>');
     expect(page.text).toContain('Torta');
     expect(page.text).toContain('Un solo pago');
+    expect(page.text).toContain('Bs 50,00 en 1 pago<');
     expect(page.text).toContain('No vence');
     expect(page.text).toMatch(/data-field="pay-link">http[^<]+\/pay\/[^<]+</);
     const [payment] = (await t.request('GET', `/api/v2/simple-qrs/${paidQr}/payments`, { apiKey: a.apiKey })).body.data;
@@ -124,6 +125,7 @@ describe.each(databaseKinds())('the console\'s QR pages on %s', (kind) => {
     const order = await open(ownerA, `/console/qrs/${orderQr}?lang=en`);
     expect(order.text).toContain('ORD-77');
     expect(order.text).toContain('Up to 3 payments');
+    expect(order.text).toContain('Bs 0.00 in 0 payments<');
     expect(order.text).toContain('No payments on this QR yet.');
     expect(order.text).toContain('id="cancel-form"');
     expect(order.text).toContain('aria-label="Cancel the QR for Bs 12.50"');

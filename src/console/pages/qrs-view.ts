@@ -130,7 +130,7 @@ export function renderQrPage({ locale, nonce, session, csrf, found, payLink, pay
     [locale.t('console.qr.max'), qr.max_amount_centavos === null ? null : moneyText(locale, qr.max_amount_centavos)],
     [locale.t('console.qr.description'), qr.description],
     [locale.t('console.qr.use'), useFact(locale, found)],
-    [locale.t('console.qr.collected'), locale.t('console.qr.collected_value', { amount: moneyText(locale, qr.amount_collected_centavos), count: qr.payments_count })],
+    [locale.t('console.qr.collected'), locale.plural('console.qr.collected_value', qr.payments_count, { amount: moneyText(locale, qr.amount_collected_centavos) })],
     [locale.t('console.qr.expires'), qr.expires_at === null ? locale.t('console.qr.never') : locale.dateTime(qr.expires_at)],
     [locale.t('console.qr.reference'), qr.external_reference],
     [locale.t('console.qr.rail_reference'), qr.rail_reference],
