@@ -50,3 +50,8 @@ export function keyModeOf(text: string): Mode | null {
   if (!match) return null;
   return match[1] === 'live' ? 'live' : 'sandbox';
 }
+
+/** The mode a stored key prefix (`mk_test_AbCd1234`) was minted in: what the prefix says in clear. */
+export function modeOfKeyPrefix(keyPrefix: string): Mode {
+  return /^(?:mk|tk|pk_master)_live_/.test(keyPrefix) ? 'live' : 'sandbox';
+}

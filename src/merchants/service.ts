@@ -286,6 +286,20 @@ export async function revokeApiKey(db: Database, keyPrefix: string, now: Date): 
   });
 }
 
+/**
+ * Revokes a live key of `businessCode` by its prefix (the merchant console's revoke): 404 when the merchant
+ * has no live key of that prefix — another merchant's key is not found, and stays live. Effective at once
+ * on every instance, like `revokeApiKey`.
+ */
+export async function revokeMerchantApiKey(db: Database, businessCode: number, keyPrefix: string, now: Date): Promise<ApiKeyRow> {
+  return db.transaction(async (tx) => {
+    const key = await store.revokeApiKeyOfMerchant(tx, businessCode, keyPrefix, now);
+    if (!key) throw notFound('API key');
+    tx.notifyAfterCommit(AUTH_CHANGED_CHANNEL);
+    return key;
+  });
+}
+
 export async function findKeyOwner(db: Queryable, keyHash: string): Promise<KeyOwnerRow | undefined> {
   return store.findKeyOwnerByHash(db, keyHash);
 }

@@ -236,6 +236,17 @@ export async function revokeApiKey(tx: Queryable, keyPrefix: string, now: Date):
   return rows[0];
 }
 
+/** Revokes a live key of this merchant only; undefined when the merchant has no live key of that prefix (another's is not touched). */
+export async function revokeApiKeyOfMerchant(tx: Queryable, businessCode: number, keyPrefix: string, now: Date): Promise<ApiKeyRow | undefined> {
+  const { rows } = await tx.query<ApiKeyRow>(
+    `update api_keys set revoked_at = $3::timestamptz
+      where key_prefix = $2::text and business_code = $1::bigint and owner_kind = 'merchant' and revoked_at is null
+      returning ${API_KEY_COLUMNS}`,
+    [businessCode, keyPrefix, now],
+  );
+  return rows[0];
+}
+
 export async function findKeyOwnerByHash(tx: Queryable, keyHash: string): Promise<KeyOwnerRow | undefined> {
   const { rows } = await tx.query<KeyOwnerRow>(
     `select k.id as key_id, k.key_prefix, k.owner_kind, k.scope, k.business_code, k.partner_id,

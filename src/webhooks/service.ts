@@ -12,9 +12,9 @@ import { randomBase62 } from '../ids.ts';
 import { newWebhookSecret, ROTATION_OVERLAP_MS } from './signing.ts';
 import { destinationUrlProblem, type DestinationPolicy } from './ssrf.ts';
 import * as store from './store.ts';
-import type { AttemptRow, EndpointRow, EndpointStatus } from './store.ts';
+import type { AttemptRow, DeliveryStateRow, EndpointRow, EndpointStatus } from './store.ts';
 
-export type { AttemptRow, EndpointRow } from './store.ts';
+export type { AttemptRow, DeliveryStateRow, EndpointRow } from './store.ts';
 
 /** Channel that wakes dispatchers when a redelivery made deliveries due (new events wake them on the events channel). */
 export const DELIVERIES_CHANNEL = 'mps_webhook_deliveries';
@@ -110,24 +110,31 @@ export async function createEndpoint(
   db: Database, owner: EventOwner, settings: { url: string; events?: string[]; description?: string }, destinations: DestinationPolicy,
   now: Date, secrets: SecretBox,
 ): Promise<EndpointWithSecret> {
+  checkSettings(settings, destinations);
+  return db.transaction((tx) => createEndpointIn(tx, owner, settings, destinations, now, secrets));
+}
+
+/** \`createEndpoint\` inside the caller's transaction (the console's create, under its form's idempotency key). */
+export async function createEndpointIn(
+  tx: Transaction, owner: EventOwner, settings: { url: string; events?: string[]; description?: string }, destinations: DestinationPolicy,
+  now: Date, secrets: SecretBox,
+): Promise<EndpointWithSecret> {
   const eventTypes = checkSettings(settings, destinations) ?? ['*'];
   const [ownerKind, ownerId] = ownerKey(owner);
-  return db.transaction(async (tx) => {
-    await store.lockEndpointsOfOwner(tx, ownerKind, ownerId);
-    if ((await store.countEndpointsOfOwner(tx, ownerKind, ownerId)) >= MAX_ENDPOINTS_PER_OWNER) {
-      throw validationError([{
-        field: 'url', code: 'invalid_value',
-        message: `you already have ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints, the most allowed; delete one, or widen the events of one you have`,
-      }]);
-    }
-    const id = newEndpointId();
-    const secret = newWebhookSecret();
-    const endpoint = await store.insertEndpoint(tx, {
-      id, ownerKind, ownerId, url: settings.url, description: settings.description ?? null, eventTypes,
-      secretSealed: secrets.seal(secret, secretBinding(id, 'current')),
-    }, now);
-    return { endpoint, secret };
-  });
+  await store.lockEndpointsOfOwner(tx, ownerKind, ownerId);
+  if ((await store.countEndpointsOfOwner(tx, ownerKind, ownerId)) >= MAX_ENDPOINTS_PER_OWNER) {
+    throw validationError([{
+      field: 'url', code: 'invalid_value',
+      message: `you already have ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints, the most allowed; delete one, or widen the events of one you have`,
+    }]);
+  }
+  const id = newEndpointId();
+  const secret = newWebhookSecret();
+  const endpoint = await store.insertEndpoint(tx, {
+    id, ownerKind, ownerId, url: settings.url, description: settings.description ?? null, eventTypes,
+    secretSealed: secrets.seal(secret, secretBinding(id, 'current')),
+  }, now);
+  return { endpoint, secret };
 }
 
 export async function listEndpoints(tx: Queryable, owner: EventOwner, page: PageRequest): Promise<Page<EndpointRow>> {
@@ -286,4 +293,60 @@ async function redeliverEvent(tx: Transaction, owner: EventOwner, eventId: strin
   const endpointIds = await store.scheduleRedelivery(tx, { id: event.id, ownerKind: event.owner_kind, ownerId: event.owner_id, type: event.type }, now);
   if (endpointIds.length > 0) tx.notifyAfterCommit(DELIVERIES_CHANNEL);
   return endpointIds;
+}
+
+/** Where the owner's event stands with each endpoint (pending with its next attempt, succeeded, failed); 404 as getEventOfOwner. */
+export async function deliveriesOfEvent(tx: Queryable, owner: EventOwner, eventId: string): Promise<DeliveryStateRow[]> {
+  const event = await events.getEventOfOwner(tx, owner, eventId);
+  return store.findDeliveriesOfEvent(tx, event.id);
+}
+
+/**
+ * Events "redeliver every failed event" re-arms at most, per call: the newest ones. Each may fan out to 16
+ * endpoints, so a call re-arms at most 50 × 16 = 800 deliveries in one short transaction, and the dispatcher's
+ * per-owner slots send them without holding up other owners; the next call takes the next failed ones.
+ */
+export const REDELIVER_FAILED_MAX_EVENTS = 50;
+
+export interface FailedRedelivery {
+  /** Events whose failed deliveries were re-armed. */
+  events: number;
+  /** Deliveries re-armed (event × endpoint). */
+  deliveries: number;
+  /** Failed events left as they were: redelivered REDELIVERIES_PER_EVENT times within the hour already. */
+  limited: number;
+  /** True when more failed events were found than one call takes: calling again re-arms the next ones. */
+  more: boolean;
+}
+
+/**
+ * Sends again, now, every failed delivery of the owner's newest failed events (at most
+ * REDELIVER_FAILED_MAX_EVENTS) to its enabled endpoints that still take the event's type, with the same
+ * webhook-id; deliveries that succeeded are not repeated. Each event re-armed counts as one redelivery of it
+ * (REDELIVERIES_PER_EVENT per REDELIVERY_WINDOW_MS, as \`redeliver\`); an event at its limit is skipped and
+ * counted in \`limited\`. A constant number of statements whatever the number of events; locks in the order
+ * \`redeliver\` takes them (window rows, then deliveries in id order); a deadlock's victim runs again.
+ */
+export async function redeliverFailed(db: Database, owner: EventOwner, now: Date): Promise<FailedRedelivery> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction((tx) => redeliverFailedIn(tx, owner, now));
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== SqlState.DEADLOCK_DETECTED || attempt >= REDELIVERY_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function redeliverFailedIn(tx: Transaction, owner: EventOwner, now: Date): Promise<FailedRedelivery> {
+  const [ownerKind, ownerId] = ownerKey(owner);
+  const found = await store.findFailedEventIdsOfOwner(tx, ownerKind, ownerId, REDELIVER_FAILED_MAX_EVENTS + 1);
+  const more = found.length > REDELIVER_FAILED_MAX_EVENTS;
+  const candidates = found.slice(0, REDELIVER_FAILED_MAX_EVENTS);
+  if (candidates.length === 0) return { events: 0, deliveries: 0, limited: 0, more: false };
+  const allowed = await store.countRedeliveries(tx, candidates, now, REDELIVERY_WINDOW_MS, REDELIVERIES_PER_EVENT);
+  await store.lockDeliveriesOfEvents(tx, allowed);
+  const rows = await events.getEventsByIds(tx, allowed);
+  const rearmed = await store.rearmFailedDeliveries(tx, ownerKind, ownerId, allowed.map((id) => ({ id, type: rows.get(id)!.type })), now);
+  if (rearmed.length > 0) tx.notifyAfterCommit(DELIVERIES_CHANNEL);
+  return { events: new Set(rearmed.map((row) => row.event_id)).size, deliveries: rearmed.length, limited: candidates.length - allowed.length, more };
 }

@@ -299,6 +299,92 @@ export async function scheduleRedelivery(
   return rows.map((row) => row.endpoint_id).sort();
 }
 
+/**
+ * The newest events (up to `limit`) with a failed delivery to an enabled endpoint of the owner: what "redeliver
+ * every failed event" re-arms. Newest by the failed delivery's last change; one statement, whatever the count.
+ */
+export async function findFailedEventIdsOfOwner(tx: Queryable, ownerKind: EventOwnerKind, ownerId: number, limit: number): Promise<string[]> {
+  const { rows } = await tx.query<{ event_id: string }>(
+    `select d.event_id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+      where w.owner_kind = $1::text and w.owner_id = $2::bigint and w.status = 'enabled' and w.deleted_at is null
+        and d.status = 'failed'
+      group by d.event_id
+      order by max(d.updated_at) desc, d.event_id
+      limit $3::integer`,
+    [ownerKind, ownerId, limit],
+  );
+  return rows.map((row) => row.event_id);
+}
+
+/**
+ * \`countRedelivery\` for several events in one statement (event ids in one sorted order, so two of them lock the
+ * window rows alike): returns the events whose window still had room, each now counted once.
+ */
+export async function countRedeliveries(tx: Queryable, eventIds: readonly string[], now: Date, windowMs: number, limit: number): Promise<string[]> {
+  if (eventIds.length === 0) return [];
+  const { rows } = await tx.query<{ event_id: string }>(
+    `insert into webhook_redelivery_windows as w (event_id, window_started_at, redeliveries)
+     select e.id, $2::timestamptz, 1 from unnest($1::text[]) as e(id) order by e.id
+     on conflict (event_id) do update set
+       window_started_at = case when w.window_started_at <= $2::timestamptz - $3::bigint * interval '1 millisecond'
+         then excluded.window_started_at else w.window_started_at end,
+       redeliveries = case when w.window_started_at <= $2::timestamptz - $3::bigint * interval '1 millisecond'
+         then 1 else w.redeliveries + 1 end
+     where w.window_started_at <= $2::timestamptz - $3::bigint * interval '1 millisecond' or w.redeliveries < $4::integer
+     returning event_id`,
+    [[...eventIds].sort(), now, windowMs, limit],
+  );
+  return rows.map((row) => row.event_id).sort();
+}
+
+/** \`lockDeliveriesOfEvent\` for several events: every delivery row of them, in id order. */
+export async function lockDeliveriesOfEvents(tx: Queryable, eventIds: readonly string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await tx.query('select id from webhook_deliveries where event_id = any($1::text[]) order by id for update', [eventIds]);
+}
+
+/**
+ * Re-arms the failed deliveries of these events to the owner's enabled endpoints that still take the event's
+ * type (a new round, due now), in one statement; deliveries that succeeded are not sent again. Returns the
+ * (event, endpoint) pairs re-armed.
+ */
+export async function rearmFailedDeliveries(
+  tx: Queryable, ownerKind: EventOwnerKind, ownerId: number, events: ReadonlyArray<{ id: string; type: string }>, now: Date,
+): Promise<Array<{ event_id: string; endpoint_id: string }>> {
+  if (events.length === 0) return [];
+  const { rows } = await tx.query<{ event_id: string; endpoint_id: string }>(
+    `update webhook_deliveries d
+        set status = 'pending', attempts = 0, next_attempt_at = $5::timestamptz, locked_by = null, locked_until = null,
+            updated_at = $5::timestamptz
+       from unnest($3::text[], $4::text[]) as e(id, type), webhook_endpoints w
+      where d.event_id = e.id and d.status = 'failed' and w.id = d.endpoint_id
+        and w.owner_kind = $1::text and w.owner_id = $2::bigint and w.status = 'enabled' and w.deleted_at is null
+        and (w.event_types @> array['*']::text[] or w.event_types @> array[e.type])
+     returning d.event_id, d.endpoint_id`,
+    [ownerKind, ownerId, events.map((event) => event.id), events.map((event) => event.type), now],
+  );
+  return rows;
+}
+
+/** Where an event's delivery to each endpoint stands: its status, the next attempt of a pending one, the last answer. */
+export interface DeliveryStateRow {
+  endpoint_id: string;
+  status: DeliveryStatus;
+  next_attempt_at: Date;
+  attempts_total: number;
+  last_status_code: number | null;
+  last_error: string | null;
+}
+
+export async function findDeliveriesOfEvent(tx: Queryable, eventId: string): Promise<DeliveryStateRow[]> {
+  const { rows } = await tx.query<DeliveryStateRow>(
+    `select endpoint_id, status, next_attempt_at, attempts_total, last_status_code, last_error from webhook_deliveries
+      where event_id = $1::text order by id`,
+    [eventId],
+  );
+  return rows;
+}
+
 /** The dispatcher's fair share of sending slots: owners at their limit, and how many sends each owner has in flight. */
 export interface OwnerSlots {
   /** Sends in flight per owner (`<owner_kind>:<owner_id>`), in this worker. */
