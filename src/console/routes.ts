@@ -1,5 +1,6 @@
 // The merchant console's hosted pages (docs/console.md; contract §13): sign-in, invitations, home, users,
-// sessions, the POS terminal, the owner's QRs, payments and refunds, and the web app manifest, in their own scope — it alone reads the console's form posts and runs the console guard
+// sessions, the POS terminal, the owner's QRs, payments, refunds, movements, transfers, keys, webhooks and
+// events, and the web app manifest, in their own scope — it alone reads the console's form posts and runs the console guard
 // (pages/guard.ts) before every handler. The people, their sessions and what may be done with them are the
 // users capability's (src/users/); these routes only read forms, call it and render.
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -8,8 +9,10 @@ import { acceptFormPostsOnly } from '../kernel/forms.ts';
 import type { App } from '../kernel/routes.ts';
 import { consoleCookies } from './pages/cookies.ts';
 import { consoleGuard, type ConsoleRefusal } from './pages/guard.ts';
+import { eventRoutes } from './pages/events.ts';
 import { homeRoutes } from './pages/home.ts';
 import { invitationRoutes } from './pages/invitations.ts';
+import { keyRoutes } from './pages/keys.ts';
 import { consoleKit } from './pages/kit.ts';
 import { consoleNotice } from './pages/layout.ts';
 import { manifestRoutes } from './pages/manifest.ts';
@@ -19,6 +22,7 @@ import { sessionRoutes } from './pages/sessions.ts';
 import { signInRoutes } from './pages/sign-in.ts';
 import { terminalRoutes } from './pages/terminal.ts';
 import { userRoutes } from './pages/users.ts';
+import { webhookRoutes } from './pages/webhooks.ts';
 
 export const consoleRoutes: CapabilityRoutes = async (app, context) => {
   const cookies = consoleCookies(context.config.publicBaseUrl);
@@ -44,5 +48,8 @@ export const consoleRoutes: CapabilityRoutes = async (app, context) => {
   terminalRoutes(scope, kit);
   qrRoutes(scope, kit);
   paymentRoutes(scope, kit);
+  keyRoutes(scope, kit);
+  webhookRoutes(scope, kit);
+  eventRoutes(scope, kit);
   manifestRoutes(scope, kit);
 };

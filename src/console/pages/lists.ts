@@ -109,6 +109,33 @@ export function shownOnce(locale: Locale, { heading, text, value, id }: { headin
 </section>`;
 }
 
+export interface ChoiceField {
+  name: string;
+  legend: string;
+  type: 'radio' | 'checkbox';
+  /** `name`: an option's own field (checkboxes: a form post keeps one value per name). */
+  options: ReadonlyArray<{ value: string; label: string; hint?: string; name?: string }>;
+  /** The options chosen. */
+  chosen: readonly string[];
+  error?: string;
+}
+
+/** A fieldset of radios or checkboxes (a key's kind, an endpoint's events), with its legend and error; `name` ids it (and names the radios). */
+export function choiceField({ name, legend, type, options, chosen, error }: ChoiceField): string {
+  const id = `f-${name}`;
+  return `<fieldset class="choices" id="${escapeHtml(id)}"${error ? ` aria-describedby="${escapeHtml(id)}-error"` : ''}>
+  <legend>${escapeHtml(legend)}</legend>
+  ${options.map((option, index) => `<div class="choice"><input type="${type}" id="${escapeHtml(`${id}-${index}`)}" name="${escapeHtml(option.name ?? name)}" value="${escapeHtml(option.value)}"${chosen.includes(option.value) ? ' checked' : ''}${option.hint ? ` aria-describedby="${escapeHtml(`${id}-${index}-hint`)}"` : ''}>
+  <label for="${escapeHtml(`${id}-${index}`)}">${escapeHtml(option.label)}</label>${option.hint ? `<p class="hint" id="${escapeHtml(`${id}-${index}-hint`)}">${escapeHtml(option.hint)}</p>` : ''}</div>`).join('\n  ')}
+  ${error ? `<p class="error" id="${escapeHtml(id)}-error">${escapeHtml(error)}</p>` : ''}
+</fieldset>`;
+}
+
+/** A short notice above a page's content (what a post/redirect/get just did), read out by screen readers. */
+export function doneNotice(text: string | null): string {
+  return text ? `<p class="done" role="status" id="done-notice">${escapeHtml(text)}</p>` : '';
+}
+
 /** The console's styles for the pieces above (added to every console page by layout.ts). */
 export const LIST_STYLES = `
 .pager { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; margin-top: 1rem; }
@@ -129,4 +156,16 @@ export const LIST_STYLES = `
 .figures dd .hint { display: block; font-weight: 400; }
 .amount-in { color: var(--ok); }
 .amount-out { color: var(--ink); }
+.choices { border: 0; padding: 0; margin: .75rem 0 0; min-width: 0; }
+.choices legend { font-weight: 600; padding: 0; }
+.choice { display: grid; grid-template-columns: auto 1fr; column-gap: .5rem; align-items: start; margin: .4rem 0; }
+.choice input { width: 1.25rem; height: 1.25rem; margin: .2rem 0 0; }
+.choice label { margin: 0; font-weight: 400; overflow-wrap: anywhere; }
+.choice .hint { grid-column: 2; }
+.done { border-left: 4px solid var(--ok); background: #e6f4ea; padding: .6rem .75rem; border-radius: 4px; margin: 0 0 1rem; }
+.code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: anywhere; }
+pre.data { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa; border: 1px solid var(--line); border-radius: 8px; padding: .75rem; margin: .5rem 0 0; font-size: .85rem; }
+.actions { display: flex; flex-wrap: wrap; gap: .5rem; }
+.actions form { margin: 0; }
+.actions .button-link, .actions button { width: auto; margin-top: 0; padding: .5rem .9rem; }
 `;
