@@ -161,7 +161,7 @@ describe.each(databaseKinds())('the console\'s API keys page on %s', (kind) => {
   it('refuses a bad form with 422 (a partner key, no form key, a key altered) and hostile prefixes with a page, never a 5xx; nothing made', async () => {
     const before = await keyCount(a.businessCode);
     const page = await ownerA.get('/console/keys');
-    for (const form of [
+    for (const form of <Array<Record<string, string>>>[
       { kind: 'partner', idempotency_key: formKeyOf(page.text) },
       { kind: '', idempotency_key: formKeyOf(page.text) },
       { kind: 'merchant' },
