@@ -263,7 +263,7 @@ describe.each(databaseKinds())('the console\'s webhooks and events pages on %s',
       const posted = await owner.post(`/console/events/${eventId}/redeliver`);
       expect(posted.status).toBe(303);
       expect(posted.location).toBe(`/console/events/${eventId}?queued=1`);
-      expect((await owner.get(posted.location!)).text).toContain('En cola para 1 direcciones.');
+      expect((await owner.get(posted.location!)).text).toContain('En cola — direcciones: 1.');
       await jobs.deliverAll();
       const api = await t.request('GET', `/api/v2/events/${eventId}`, { apiKey: merchant.apiKey });
       expect(api.body.attempts).toHaveLength(2);
@@ -303,7 +303,7 @@ describe.each(databaseKinds())('the console\'s webhooks and events pages on %s',
       const posted = await c.owner.post('/console/events/redeliver-failed');
       expect(posted.status).toBe(303);
       expect(posted.location).toBe('/console/events?requeued=2&deliveries=2&limited=0');
-      expect((await c.owner.get(posted.location!)).text).toContain('En cola otra vez: 2 eventos, 2 envíos.');
+      expect((await c.owner.get(posted.location!)).text).toContain('En cola otra vez — eventos: 2; envíos: 2.');
       expect(await states(c.merchant.businessCode)).toEqual(['/c/fail:pending', '/c/fail:pending', '/c/ok:succeeded', '/c/ok:succeeded']);
       expect(await states(d.merchant.businessCode)).toEqual(['/d/fail:failed']);
       await jobs.deliverAll();

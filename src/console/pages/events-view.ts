@@ -114,7 +114,7 @@ export function renderEventPage(view: EventPage): string {
   ${csrfField(csrf)}
   <button type="submit" id="redeliver-button">${locale.html('console.events.redeliver.submit')}</button>
   </form>
-  <a class="button-link secondary" href="${escapeHtml(hrefWith(locale, '/console/events', {}))}">${locale.html('console.events.back')}</a>
+  <a class="button-link secondary" id="events-back" href="${escapeHtml(hrefWith(locale, '/console/events', {}))}">${locale.html('console.events.back')}</a>
 </section>`;
   return frame(view, event.type, body);
 }
