@@ -3,17 +3,19 @@
 // is made once per form: the form carries an idempotency key (minted with the page), and the work runs under
 // the idempotency mechanism the API's writes use (idempotency/service.ts). Its stored outcome holds the key's
 // prefix or the endpoint's id — never the secret: a second submit of the same form makes nothing and answers
-// "already made" with the prefix or id, the secret having been shown on the first answer only.
+// "already made" with the prefix or id, the secret having been shown on the first answer only. A rotation
+// of a signing secret too: a second tap rotating again would stop the secret the receiver still uses at once.
 import type { AppContext } from '../context.ts';
 import { runIdempotent, type IdempotencyScope } from '../idempotency/service.ts';
 import { ApiError } from '../kernel/errors.ts';
 import { createMerchantApiKeyIn, type MerchantKeyKind } from '../merchants/service.ts';
-import { createEndpointIn } from '../webhooks/service.ts';
+import { createEndpointIn, rotateSecretIn } from '../webhooks/service.ts';
 import type { DestinationPolicy } from '../webhooks/ssrf.ts';
 
 /** The idempotency routes of the console's creates: their keys never meet the API's. */
 export const CONSOLE_KEY_ROUTE = 'POST /console/keys';
 export const CONSOLE_ENDPOINT_ROUTE = 'POST /console/webhooks';
+export const CONSOLE_ROTATE_ROUTE = 'POST /console/webhooks/{id}/rotate';
 
 /** How long a second submit waits for the first to finish (IDEMPOTENCY_KEY_IN_USE) before it gives up. */
 const KEY_IN_USE_RETRIES = 40;
@@ -66,4 +68,23 @@ export async function createEndpointOnce(
     return { statusCode: 201, body: { id: created.endpoint.id, url: created.endpoint.url } };
   });
   return !replayed && secret !== null ? { fresh: true, secret, made: body } : { fresh: false, made: body };
+}
+
+/**
+ * A new signing secret for the merchant's endpoint (as POST /api/v2/webhook-endpoints/{id}/rotate-secret makes
+ * it: the previous one keeps signing for its overlap), once per form key. Throws NOT_FOUND for another's.
+ */
+export async function rotateSecretOnce(
+  context: DeveloperContext, businessCode: number, endpointId: string, formKey: string,
+): Promise<Made<{ id: string; url: string; previousUntil: Date | null }>> {
+  let secret: string | null = null;
+  const { body, replayed } = await once<{ id: string; url: string; previous_until: string | null }>(
+    context, scopeOf(businessCode, CONSOLE_ROTATE_ROUTE, formKey), { endpoint: endpointId }, async (tx) => {
+      const rotated = await rotateSecretIn(tx, { kind: 'merchant', businessCode }, endpointId, context.clock.now(), context.secrets);
+      secret = rotated.secret;
+      const until = rotated.endpoint.previous_secret_expires_at;
+      return { statusCode: 200, body: { id: rotated.endpoint.id, url: rotated.endpoint.url, previous_until: until ? until.toISOString() : null } };
+    });
+  const made = { id: body.id, url: body.url, previousUntil: body.previous_until === null ? null : new Date(body.previous_until) };
+  return !replayed && secret !== null ? { fresh: true, secret, made } : { fresh: false, made };
 }

@@ -185,19 +185,24 @@ export async function deleteEndpoint(db: Database, owner: EventOwner, id: string
 export async function rotateSecret(
   db: Database, owner: EventOwner, id: string, now: Date, secrets: SecretBox, options: { expirePreviousNow?: boolean } = {},
 ): Promise<EndpointWithSecret> {
+  return db.transaction((tx) => rotateSecretIn(tx, owner, id, now, secrets, options));
+}
+
+/** `rotateSecret` inside the caller's transaction (the console's rotate, under its form's idempotency key). */
+export async function rotateSecretIn(
+  tx: Transaction, owner: EventOwner, id: string, now: Date, secrets: SecretBox, options: { expirePreviousNow?: boolean } = {},
+): Promise<EndpointWithSecret> {
   const [ownerKind, ownerId] = ownerKey(owner);
-  return db.transaction(async (tx) => {
-    const current = (await store.lockEndpointOfOwner(tx, ownerKind, ownerId, id)) ?? endpointNotFound();
-    const secret = newWebhookSecret();
-    const keepPrevious = !options.expirePreviousNow;
-    const [endpoint] = await store.storeSealedSecrets(tx, [{
-      id,
-      secretSealed: secrets.seal(secret, secretBinding(id, 'current')),
-      previousSealed: keepPrevious ? secrets.seal(openCurrentSecret(current, secrets), secretBinding(id, 'previous')) : null,
-      previousExpiresAt: keepPrevious ? new Date(now.getTime() + ROTATION_OVERLAP_MS) : null,
-    }], now);
-    return { endpoint: endpoint!, secret };
-  });
+  const current = (await store.lockEndpointOfOwner(tx, ownerKind, ownerId, id)) ?? endpointNotFound();
+  const secret = newWebhookSecret();
+  const keepPrevious = !options.expirePreviousNow;
+  const [endpoint] = await store.storeSealedSecrets(tx, [{
+    id,
+    secretSealed: secrets.seal(secret, secretBinding(id, 'current')),
+    previousSealed: keepPrevious ? secrets.seal(openCurrentSecret(current, secrets), secretBinding(id, 'previous')) : null,
+    previousExpiresAt: keepPrevious ? new Date(now.getTime() + ROTATION_OVERLAP_MS) : null,
+  }], now);
+  return { endpoint: endpoint!, secret };
 }
 
 /**

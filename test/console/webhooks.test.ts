@@ -47,6 +47,9 @@ describe.each(databaseKinds())('the console\'s webhooks and events pages on %s',
   });
 
   const formKeyOf = (html: string) => /name="idempotency_key" value="([^"]+)"/.exec(html)![1]!;
+  /** The idempotency key of an endpoint's "new secret" button on the list. */
+  const rotateKeyOf = (html: string, endpointId: string) =>
+    new RegExp(`action="/console/webhooks/${endpointId}/rotate">[\\s\\S]*?name="idempotency_key" value="([^"]+)"`).exec(html)![1]!;
   const secretOf = (html: string) => /id="signing-secret"[^>]*>([^<]+)</.exec(html)?.[1] ?? null;
   const endpointsOf = async (merchant: { apiKey: string }) =>
     (await t.request('GET', '/api/v2/webhook-endpoints?per_page=100', { apiKey: merchant.apiKey })).body.data as Array<{ id: string; url: string; status: string; events: string[] }>;
@@ -147,9 +150,17 @@ describe.each(databaseKinds())('the console\'s webhooks and events pages on %s',
       const { merchant, owner } = await newMerchantWithOwner('Rotating Shop');
       const { secret: first } = await addEndpoint(owner, `${receiver.url}/rotating`);
       const [endpoint] = await endpointsOf(merchant);
-      await owner.get('/console/webhooks');
-      const rotated = await owner.post(`/console/webhooks/${endpoint!.id}/rotate`);
+      const list = await owner.get('/console/webhooks');
+      const form = { idempotency_key: rotateKeyOf(list.text, endpoint!.id) };
+      const rotated = await owner.post(`/console/webhooks/${endpoint!.id}/rotate`, form);
       expect(rotated.status).toBe(200);
+      // A second tap of the same button rotates nothing: the first secret stays the previous one, still signing.
+      const again = await owner.post(`/console/webhooks/${endpoint!.id}/rotate`, form);
+      expect(again.status).toBe(200);
+      expect(secretOf(again.text)).toBeNull();
+      expect(again.text).toContain('id="again-heading"');
+      // Without the button's key, nothing is rotated.
+      expect((await owner.post(`/console/webhooks/${endpoint!.id}/rotate`)).status).toBe(422);
       const second = secretOf(rotated.text);
       expect(second).toMatch(/^whsec_/);
       expect(second).not.toBe(first);
@@ -201,7 +212,7 @@ describe.each(databaseKinds())('the console\'s webhooks and events pages on %s',
       await addEndpoint(ownerA, 'https://a.example.com/hooks');
       const endpoint = (await endpointsOf(a)).find((row) => row.url === 'https://a.example.com/hooks')!;
       await ownerB.get('/console/webhooks');
-      expect((await ownerB.post(`/console/webhooks/${endpoint.id}/rotate`)).status).toBe(404);
+      expect((await ownerB.post(`/console/webhooks/${endpoint.id}/rotate`, { idempotency_key: crypto.randomUUID() })).status).toBe(404);
       expect((await ownerB.post(`/console/webhooks/${endpoint.id}/status`, { status: 'disabled' })).status).toBe(404);
       expect((await ownerB.get(`/console/webhooks/${endpoint.id}/delete`)).status).toBe(404);
       expect((await ownerB.post(`/console/webhooks/${endpoint.id}/delete`)).status).toBe(404);

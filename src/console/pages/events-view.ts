@@ -63,6 +63,9 @@ function dataFacts(data: Record<string, unknown>): string {
     value !== null && typeof value === 'object' ? { html: `<pre class="data">${escapeHtml(JSON.stringify(value, null, 2))}</pre>` } : String(value)] as const), 'event-data');
 }
 
+/** Attempts an event's page lists at most: the newest. */
+export const ATTEMPTS_SHOWN = 50;
+
 export interface EventPage extends Framed {
   event: EventRow;
   data: Record<string, unknown>;
@@ -85,7 +88,9 @@ export function renderEventPage(view: EventPage): string {
     <p class="hint">${escapeHtml(state)} · ${locale.html('console.events.delivery.attempts', { count: delivery.attempts_total })}</p></div>
   </li>`;
   });
-  const attemptRows = attempts.map((attempt) => `<li class="row" data-attempt="${escapeHtml(`${attempt.endpoint_id}:${attempt.attempt}`)}">
+  // An event redelivered often to many endpoints can have hundreds of attempts: the page shows the newest
+  // ATTEMPTS_SHOWN (the API's GET /api/v2/events/{id} has them all), so it stays a phone's page.
+  const attemptRows = attempts.slice(-ATTEMPTS_SHOWN).map((attempt) => `<li class="row" data-attempt="${escapeHtml(`${attempt.endpoint_id}:${attempt.attempt}`)}">
     <div class="what"><p><strong>${attempt.status_code !== null ? locale.html('console.events.attempt.status', { status: attempt.status_code }) : escapeHtml(attempt.error ?? '')}</strong>
       ${attempt.status_code !== null && attempt.error ? ` · ${escapeHtml(attempt.error)}` : ''}</p>
     <p class="hint">${escapeHtml(locale.dateTime(attempt.sent_at))} · ${locale.html('console.events.attempt.number', { attempt: attempt.attempt, ms: attempt.duration_ms })}</p>
@@ -104,6 +109,7 @@ export function renderEventPage(view: EventPage): string {
   <h2 id="deliveries-heading">${locale.html('console.events.deliveries')}</h2>
   ${deliveryRows.length === 0 ? `<p>${locale.html('console.events.no_deliveries')}</p>` : `<ul class="rows" id="deliveries">\n  ${deliveryRows.join('\n  ')}\n  </ul>`}
   <h2 id="attempts-heading">${locale.html('console.events.attempts')}</h2>
+  ${attempts.length > ATTEMPTS_SHOWN ? `<p class="hint" id="attempts-more">${locale.html('console.events.attempts_more', { shown: ATTEMPTS_SHOWN, total: attempts.length })}</p>` : ''}
   ${attemptRows.length === 0 ? `<p>${locale.html('console.events.no_attempts')}</p>` : `<ul class="rows" id="attempts">\n  ${attemptRows.join('\n  ')}\n  </ul>`}
 </section>
 <section class="card" aria-labelledby="redeliver-heading">

@@ -7,6 +7,7 @@ import { EVENT_TYPES } from '../../events/service.ts';
 import type { ConsoleSession } from '../../users/service.ts';
 import type { EndpointRow } from '../../webhooks/service.ts';
 import type { FormErrors } from './forms.ts';
+import { newChargeKey as newFormKey } from './terminal-form.ts';
 import { consolePage, csrfField, formAlert, inputField } from './layout.ts';
 import { choiceField, doneNotice, shownOnce } from './lists.ts';
 
@@ -43,7 +44,7 @@ function endpointRow(locale: Locale, endpoint: EndpointRow, csrf: string): strin
       · ${locale.html('console.keys.created', { when: locale.dateTime(endpoint.created_at) })}</p>
     <p class="hint" data-field="events">${escapeHtml(eventsText(locale, endpoint.event_types))}</p></div>
     <div class="actions">
-      ${post('rotate', locale.t('console.webhooks.rotate'), locale.t('console.webhooks.rotate_label', { url: endpoint.url }))}
+      ${post('rotate', locale.t('console.webhooks.rotate'), locale.t('console.webhooks.rotate_label', { url: endpoint.url }), `<input type="hidden" name="idempotency_key" value="${escapeHtml(newFormKey())}">`)}
       ${post('status', locale.t(enabled ? 'console.webhooks.disable' : 'console.webhooks.enable'),
         locale.t(enabled ? 'console.webhooks.disable_label' : 'console.webhooks.enable_label', { url: endpoint.url }),
         `<input type="hidden" name="status" value="${enabled ? 'disabled' : 'enabled'}">`)}
@@ -102,11 +103,11 @@ export interface SecretPage extends Framed {
 export function renderSecretPage(page: SecretPage): string {
   const { locale, url, secret, previousUntil, rotated } = page;
   const back = `<a class="button-link" href="${escapeHtml(locale.href('/console/webhooks'))}" id="webhooks-back">${locale.html('console.webhooks.back')}</a>`;
-  const title = locale.t(secret === null ? 'console.webhooks.again.title' : rotated ? 'console.webhooks.rotated.title' : 'console.webhooks.made.title');
+  const title = locale.t(secret === null ? (rotated ? 'console.webhooks.rotated_again.title' : 'console.webhooks.again.title') : rotated ? 'console.webhooks.rotated.title' : 'console.webhooks.made.title');
   if (secret === null) {
     return frame(page, title, `<section class="card" aria-labelledby="again-heading">
   <h1 id="again-heading">${escapeHtml(title)}</h1>
-  <p>${locale.html('console.webhooks.again.text', { url })}</p>
+  <p>${locale.html(rotated ? 'console.webhooks.rotated_again.text' : 'console.webhooks.again.text', { url })}</p>
   ${back}
 </section>`);
   }

@@ -15,7 +15,7 @@ import { isStorableText } from '../../kernel/validation.ts';
 import { MAX_URL_LENGTH } from '../../webhooks/schemas.ts';
 import * as webhooks from '../../webhooks/service.ts';
 import { destinationPolicyOf } from '../../webhooks/ssrf.ts';
-import { createEndpointOnce } from '../developers.ts';
+import { createEndpointOnce, rotateSecretOnce } from '../developers.ts';
 import type { FormErrors } from './forms.ts';
 import { csrfOf, sessionOf } from './guard.ts';
 import type { ConsoleKit } from './kit.ts';
@@ -69,7 +69,7 @@ function readEndpointForm(body: unknown, locale: Locale, check: (url: string) =>
 
 export function webhookRoutes(app: App, kit: ConsoleKit): void {
   const context = kit.context;
-  const { db, clock, config, secrets } = context;
+  const { db, clock, config } = context;
   const destinations = destinationPolicyOf(config);
 
   const webhooksPage = async (request: FastifyRequest, reply: FastifyReply, status: number,
@@ -125,10 +125,19 @@ export function webhookRoutes(app: App, kit: ConsoleKit): void {
 
   app.post('/console/webhooks/:id/rotate', { schema: { ...hidden, params: EndpointParams, summary: 'Console: rotate an endpoint\'s signing secret (shown once)' }, config: kit.route('owner') }, (request, reply) =>
     orNotFound(request, reply, async () => {
-      const now = clock.now();
-      const { endpoint, secret } = await webhooks.rotateSecret(db, merchantOwner(request), request.params.id, now, secrets);
+      const formKey = field(request.body, 'idempotency_key').trim().toLowerCase();
+      // A form without its key is not sent blindly: the list comes back, with fresh keys, to press again.
+      if (!isUuidV4(formKey)) return webhooksPage(request, reply, 422, { url: '', events: ['*'], errors: {}, alert: kit.localeOf(request).t('console.error.form_key') });
+      let made: Awaited<ReturnType<typeof rotateSecretOnce>>;
+      try {
+        made = await rotateSecretOnce(context, sessionOf(request).businessCode, request.params.id, formKey);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== 'IDEMPOTENCY_KEY_REUSED') throw error;
+        return webhooksPage(request, reply, 422, { url: '', events: ['*'], errors: {}, alert: kit.localeOf(request).t('console.error.form_key') });
+      }
       return kit.send(request, reply, 200, (locale, nonce) => renderSecretPage({
-        locale, nonce, session: sessionOf(request), csrf: csrfOf(request), url: endpoint.url, secret, previousUntil: endpoint.previous_secret_expires_at, rotated: true,
+        locale, nonce, session: sessionOf(request), csrf: csrfOf(request), url: made.made.url, secret: made.fresh ? made.secret : null,
+        previousUntil: made.made.previousUntil, rotated: true,
       }), null);
     }));
 
