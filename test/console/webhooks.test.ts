@@ -134,6 +134,21 @@ describe.each(databaseKinds())('the console\'s webhooks and events pages on %s',
       }
     });
 
+    it('refuses a 17th endpoint as a whole form (the API\'s cap), and the list of 16 stays under 50 KB', async () => {
+      const { merchant, owner } = await newMerchantWithOwner('Crowded Shop');
+      for (let n = 0; n < 16; n++) {
+        const api = await t.request('POST', '/api/v2/webhook-endpoints', { apiKey: merchant.apiKey, body: { url: `https://hooks-${n}.example.com/${'p'.repeat(100)}` } });
+        expect(api.status).toBe(201);
+      }
+      const { answer } = await addEndpoint(owner, 'https://one-too-many.example.com/');
+      expect(answer.status).toBe(422);
+      expect(answer.text).toContain('id="form-alert"');
+      expect(answer.text).toContain('Ya tienes 16 direcciones');
+      expect(await endpointsOf(merchant)).toHaveLength(16);
+      const list = await owner.get('/console/webhooks');
+      expect(Buffer.byteLength(list.text)).toBeLessThan(50_000);
+    });
+
     it('makes one endpoint for a double submit of one form; the second answer names it without its secret', async () => {
       const { merchant, owner } = await newMerchantWithOwner('Double Shop');
       const page = await owner.get('/console/webhooks');
@@ -218,6 +233,30 @@ describe.each(databaseKinds())('the console\'s webhooks and events pages on %s',
       expect((await ownerB.post(`/console/webhooks/${endpoint.id}/delete`)).status).toBe(404);
       expect((await endpointsOf(a)).find((row) => row.id === endpoint.id)).toMatchObject({ status: 'enabled' });
       expect((await ownerB.get('/console/webhooks')).text).not.toContain(endpoint.id);
+    });
+
+    it('answers hostile ids and queries with a page, never a 5xx, and changes nothing', async () => {
+      await ownerA.get('/console/webhooks');
+      const before = await endpointsOf(a);
+      for (const id of ['%00', 'we_%00x', 'x'.repeat(65), '%FF%FE', encodeURIComponent('<script>'), '..%2F..%2Fadmin']) {
+        for (const answer of [
+          await ownerA.get(`/console/events/${id}`),
+          await ownerA.post(`/console/events/${id}/redeliver`),
+          await ownerA.get(`/console/webhooks/${id}/delete`),
+          await ownerA.post(`/console/webhooks/${id}/delete`),
+          await ownerA.post(`/console/webhooks/${id}/status`, { status: 'disabled' }),
+          await ownerA.post(`/console/webhooks/${id}/rotate`, { idempotency_key: crypto.randomUUID() }),
+        ]) {
+          expect(answer.status, id).toBeGreaterThanOrEqual(400);
+          expect(answer.status, id).toBeLessThan(500);
+          // A path that is not valid UTF-8 is refused by the router before any console route (a JSON 404, as everywhere).
+          if (id !== '%FF%FE') expect(answer.headers.get('content-type'), `${id} ${answer.status}`).toContain('text/html');
+        }
+      }
+      expect((await ownerA.get('/console/webhooks?done=%00')).status).toBe(422);
+      expect((await ownerA.get('/console/webhooks?done=nothing')).text).not.toContain('id="done-notice"');
+      expect((await ownerA.post('/console/webhooks', { url: 'https://ok.example.com/\u0000', 'event:\u0000': '\u0000', idempotency_key: crypto.randomUUID() })).status).toBe(422);
+      expect(await endpointsOf(a)).toEqual(before);
     });
 
     it('refuses a form without its CSRF field and a cashier (403): nothing made or changed', async () => {
