@@ -18,9 +18,11 @@ import { consoleNotice } from './pages/layout.ts';
 import { manifestRoutes } from './pages/manifest.ts';
 import { paymentRoutes } from './pages/payments.ts';
 import { qrRoutes } from './pages/qrs.ts';
+import { movementRoutes } from './pages/movements.ts';
 import { sessionRoutes } from './pages/sessions.ts';
 import { signInRoutes } from './pages/sign-in.ts';
 import { terminalRoutes } from './pages/terminal.ts';
+import { transferRoutes } from './pages/transfers.ts';
 import { userRoutes } from './pages/users.ts';
 import { webhookRoutes } from './pages/webhooks.ts';
 
@@ -51,5 +53,7 @@ export const consoleRoutes: CapabilityRoutes = async (app, context) => {
   keyRoutes(scope, kit);
   webhookRoutes(scope, kit);
   eventRoutes(scope, kit);
+  movementRoutes(scope, kit);
+  transferRoutes(scope, kit);
   manifestRoutes(scope, kit);
 };

@@ -125,12 +125,12 @@ export interface ShellOptions {
   head?: string;
 }
 
-/** Links to the page in each other language (its switch path with `?lang=`), each named in its own language. */
+/** Links to the page in each other language (its switch path, which may carry a query, with `lang=`), each named in its own language. */
 function languageSwitch(locale: Locale): string {
   if (locale.switchPath === null) return '';
   const path = locale.switchPath;
   const others = LANGS.filter((lang) => lang !== locale.lang)
-    .map((lang) => `<a href="${escapeHtml(`${path}?lang=${lang}`)}" hreflang="${lang}" lang="${lang}">${escapeHtml(LANG_NAMES[lang])}</a>`);
+    .map((lang) => `<a href="${escapeHtml(`${path}${path.includes('?') ? '&' : '?'}lang=${lang}`)}" hreflang="${lang}" lang="${lang}">${escapeHtml(LANG_NAMES[lang])}</a>`);
   return `<nav class="lang" aria-label="${escapeHtml(locale.t('common.language'))}">${others.join(' ')}</nav>`;
 }
 

@@ -187,6 +187,11 @@ export async function getMerchant(db: Queryable, businessCode: number): Promise<
   return merchant;
 }
 
+/** The price plan in force for the merchant now (docs/fees.md): what its next payment or transfer is charged. */
+export async function pricePlanOf(db: Queryable, businessCode: number): Promise<PricePlan> {
+  return store.toPricePlan(await getMerchant(db, businessCode));
+}
+
 /** The platform's own merchant account, which collects onboarding activation fees; null before migrations made it. */
 export async function platformBusinessCode(db: Queryable): Promise<number | null> {
   return store.findPlatformBusinessCode(db);

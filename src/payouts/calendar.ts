@@ -49,3 +49,14 @@ export function dueDays(days: PayoutDays, effectiveFrom: string, lastRun: string
   const from = lastRun === null || lastRun < effectiveFrom ? effectiveFrom : shiftDay(lastRun, 1);
   return scheduledDaysBetween(days, from, latestScheduledDay(days, latest));
 }
+
+/**
+ * The day of a switched-on schedule's next run, as the merchant is told it: its first day from the day of
+ * the next PAYOUT_TIME after `now` and from the day it took effect (`effectiveFrom`). Days owed from before
+ * (missed runs) are made up by that run, so they do not come before it.
+ */
+export function nextPayoutDay(days: PayoutDays, effectiveFrom: string, now: Date, payoutTime: TimeOfDay, zone: string): string {
+  const upcoming = shiftDay(latestPayoutDay(now, payoutTime, zone), 1);
+  const from = upcoming > effectiveFrom ? upcoming : effectiveFrom;
+  return scheduledDaysBetween(days, from, shiftDay(from, 6))[0]!;
+}

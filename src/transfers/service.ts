@@ -234,6 +234,14 @@ export async function listTransfers(db: ReadDatabase, businessCode: number, stat
   });
 }
 
+/**
+ * The transfers behind a page of the merchant's movements (a transfer movement's `id` is the transfer's
+ * `movement_id`): movement id → transfer id, so a history can link each transfer movement to its transfer.
+ */
+export async function transferIdsOfMovements(db: Queryable, businessCode: number, movementIds: readonly number[]): Promise<Map<number, number>> {
+  return movementIds.length === 0 ? new Map() : store.findTransferIdsByMovement(db, businessCode, movementIds);
+}
+
 /** The merchant cancels a PENDING transfer: CANCELED, funds back to `available`, `transfer.canceled`. */
 export async function cancelTransfer(db: Database, businessCode: number, id: number, now: Date): Promise<TransferRow> {
   return db.transaction(async (tx) => {

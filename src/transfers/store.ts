@@ -119,6 +119,15 @@ export async function countTransfersOfMerchant(tx: Queryable, businessCode: numb
   return rows[0]!.total;
 }
 
+/** The merchant's transfers opened by `movementIds`: movement id → transfer id (movements of other merchants are not found). */
+export async function findTransferIdsByMovement(tx: Queryable, businessCode: number, movementIds: readonly number[]): Promise<Map<number, number>> {
+  const { rows } = await tx.query<{ id: number; movement_id: number }>(
+    'select id, movement_id from transfers where business_code = $1::bigint and movement_id = any($2::bigint[])',
+    [businessCode, movementIds],
+  );
+  return new Map(rows.map((row) => [Number(row.movement_id), Number(row.id)]));
+}
+
 /** PENDING → CANCELED, by the merchant. */
 export async function cancelPendingTransfer(tx: Queryable, businessCode: number, id: number, now: Date): Promise<TransferRow | undefined> {
   const { rows } = await tx.query<StoredTransfer>(

@@ -1,7 +1,7 @@
 // The days of scheduled payouts (src/payouts/calendar.ts): which day's PAYOUT_TIME has come, the weekdays,
 // and the days a schedule owes — pure rules, checked without a clock or a database.
 import { describe, expect, it } from 'vitest';
-import { dueDays, isoWeekday, latestPayoutDay, latestScheduledDay, scheduledDaysBetween } from '../../src/payouts/calendar.ts';
+import { dueDays, isoWeekday, latestPayoutDay, latestScheduledDay, nextPayoutDay, scheduledDaysBetween } from '../../src/payouts/calendar.ts';
 
 const SIX_PM = { hour: 18, minute: 0 };
 const DAILY = { interval: 'daily', weekday: null } as const;
@@ -63,5 +63,20 @@ describe('dueDays', () => {
 
   it('counts from the day it took effect when its last run is older (a schedule switched back on after a manual spell)', () => {
     expect(dueDays(DAILY, '2026-12-10', '2026-12-01', '2026-12-11')).toEqual(['2026-12-10', '2026-12-11']);
+  });
+});
+
+describe('nextPayoutDay', () => {
+  const zone = 'America/La_Paz';
+  it('is the first scheduled day from the next PAYOUT_TIME and from the day the schedule took effect', () => {
+    // Tuesday 2026-12-01, 17:59 in La Paz: today's PAYOUT_TIME is still to come.
+    const before = new Date('2026-12-01T21:59:00.000Z');
+    const after = new Date('2026-12-01T22:00:00.000Z');
+    expect(nextPayoutDay(DAILY, '2026-11-01', before, SIX_PM, zone)).toBe('2026-12-01');
+    expect(nextPayoutDay(DAILY, '2026-11-01', after, SIX_PM, zone)).toBe('2026-12-02');
+    expect(nextPayoutDay(DAILY, '2026-12-05', after, SIX_PM, zone)).toBe('2026-12-05');
+    expect(nextPayoutDay(MONDAYS, '2026-11-01', before, SIX_PM, zone)).toBe('2026-12-07');
+    expect(nextPayoutDay(MONDAYS, '2026-12-08', after, SIX_PM, zone)).toBe('2026-12-14');
+    expect(nextPayoutDay(SUNDAYS, '2026-11-01', after, SIX_PM, zone)).toBe('2026-12-06');
   });
 });

@@ -49,11 +49,14 @@ const SECTIONS: readonly ConsoleSection[] = [
   { path: '/console/qrs', label: 'console.nav.qrs', hint: 'console.home.qrs.text', access: 'owner' },
   { path: '/console/payments', label: 'console.nav.payments', hint: 'console.home.payments.text', access: 'owner' },
   { path: '/console/refunds', label: 'console.nav.refunds', hint: 'console.home.refunds.text', access: 'owner' },
-  { path: '/console/users', label: 'console.nav.users', hint: 'console.home.users.text', access: 'owner' },
-  { path: '/console/sessions', label: 'console.nav.sessions', hint: 'console.home.sessions.text', access: 'owner' },
+  { path: '/console/movements', label: 'console.nav.movements', hint: 'console.home.movements.text', access: 'owner' },
+  { path: '/console/statement', label: 'console.nav.statement', hint: 'console.home.statement.text', access: 'owner' },
+  { path: '/console/transfers', label: 'console.nav.transfers', hint: 'console.home.transfers.text', access: 'owner' },
   { path: '/console/keys', label: 'console.nav.keys', hint: 'console.home.keys.text', access: 'owner' },
   { path: '/console/webhooks', label: 'console.nav.webhooks', hint: 'console.home.webhooks.text', access: 'owner' },
   { path: '/console/events', label: 'console.nav.events', hint: 'console.home.events.text', access: 'owner' },
+  { path: '/console/users', label: 'console.nav.users', hint: 'console.home.users.text', access: 'owner' },
+  { path: '/console/sessions', label: 'console.nav.sessions', hint: 'console.home.sessions.text', access: 'owner' },
 ];
 
 /** The sections `role` may open, in the nav's order. */
