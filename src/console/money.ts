@@ -152,7 +152,7 @@ export async function makeTransfer(context: MoneyContext, businessCode: number, 
     try {
       const result = await transfers.createTransfer(context.transferCreations, { businessCode, idempotencyScope }, body, context.clock.now());
       if (result.statusCode === 201) return { made: result.body as TransferResource };
-      const code = (result.body as { error?: { code?: string } }).error?.code;
+      const code = (result.body as { code?: string }).code;
       if (code === 'INSUFFICIENT_FUNDS') return { refused: 'INSUFFICIENT_FUNDS' };
       throw new Error(`a console transfer answered ${result.statusCode} ${JSON.stringify(result.body)}`);
     } catch (error) {
