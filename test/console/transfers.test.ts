@@ -64,7 +64,7 @@ describe.each(databaseKinds())('the console\'s transfers on %s', (kind) => {
     expect(factOf(confirmation.text, 'Monto')).toBe('Bs 25,50');
     expect(factOf(confirmation.text, 'Comisión')).toBe('Bs 2,75');
     expect(factOf(confirmation.text, 'Total debitado')).toBe('Bs 28,25');
-    expect(factOf(confirmation.text, 'A')).toBe('Banco Bisa · ***********5678 · Juan Pérez');
+    expect(factOf(confirmation.text, 'Cuenta de destino')).toBe('Banco Bisa · ***********5678 · Juan Pérez');
     expect(await transfersOf(a)).toHaveLength(0); // reviewing makes nothing
 
     const fields = confirmFields(confirmation.text);

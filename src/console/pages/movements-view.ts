@@ -89,8 +89,15 @@ export function renderMovementsPage({ locale, nonce, session, csrf, balance, mov
   </ul>
   ${pager(locale, '/console/movements', { type }, request, page)}
 </section>`;
-  return consolePage({ locale, nonce, title: locale.t('console.movements.title'), body, session: { session, csrf, current: '/console/movements' } });
+  return consolePage({ locale, nonce, title: locale.t('console.movements.title'), body, session: { session, csrf, current: '/console/movements' }, styles: MOVEMENTS_STYLES });
 }
+
+/** The balance's two figures side by side only where an amount fits on one line (one above the other on a phone). */
+const MOVEMENTS_STYLES = `
+#balance { grid-template-columns: repeat(auto-fit, minmax(11rem, 1fr)); }
+#balance dd { overflow-wrap: normal; white-space: nowrap; }
+.row [data-field="amount"] { margin: 0; white-space: nowrap; }
+`;
 
 // ---------------------------------------------------------------------------------------------------
 // The statement

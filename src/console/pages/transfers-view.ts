@@ -167,7 +167,7 @@ export function renderTransferForm({ locale, nonce, session, csrf, banks, values
   </form>
   <a class="button-link secondary" href="${escapeHtml(locale.href('/console/transfers'))}">${locale.html('console.transfers.back')}</a>
 </section>`;
-  return consolePage({ locale, nonce, title: locale.t('console.transfers.new'), body, session: { session, csrf, current: '/console/transfers' } });
+  return consolePage({ locale, nonce, title: locale.t('console.transfers.new'), body, session: { session, csrf, current: '/console/transfers' }, styles: FORM_STYLES });
 }
 
 export interface ConfirmView extends Framed {
@@ -207,3 +207,9 @@ export function renderConfirmPage({ locale, nonce, session, csrf, banks, values,
 </section>`;
   return consolePage({ locale, nonce, title: locale.t('console.transfers.confirm_title'), body, session: { session, csrf, current: '/console/transfers' } });
 }
+
+/** The bank's select as wide as the other inputs, however long a bank's name (no sideways scroll at 360 px). */
+const FORM_STYLES = `
+#transfer-form select { display: block; width: 100%; max-width: 100%; margin-top: .25rem; }
+#transfer-form .field { margin: .75rem 0; }
+`;

@@ -469,7 +469,7 @@ export const en = {
   'console.transfers.amount': 'Amount',
   'console.transfers.fee': 'Fee',
   'console.transfers.total': 'Total debited',
-  'console.transfers.destination': 'To',
+  'console.transfers.destination': 'Destination account',
   'console.transfers.reference': 'Reference',
   'console.transfers.created': 'Made',
   'console.transfers.updated': 'Last change',

@@ -468,7 +468,7 @@ export const es: Record<MessageKey, string> = {
   'console.transfers.amount': 'Monto',
   'console.transfers.fee': 'Comisión',
   'console.transfers.total': 'Total debitado',
-  'console.transfers.destination': 'A',
+  'console.transfers.destination': 'Cuenta de destino',
   'console.transfers.reference': 'Referencia',
   'console.transfers.created': 'Hecha',
   'console.transfers.updated': 'Último cambio',
