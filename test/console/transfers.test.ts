@@ -4,7 +4,11 @@
 // refusals (422 fields, INSUFFICIENT_FUNDS, the ACH module off, a suspended business, CSRF) change nothing;
 // owners only; another merchant's transfer is not found; the payout schedule the operator sets is shown. On
 // PGlite, and on PostgreSQL when TEST_DATABASE_URL is set.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { percentEncode } from '../fuzz/http.ts';
+import { hostileText } from '../fuzz/json-schema-arbitrary.ts';
+import { fuzzSettings } from '../fuzz/settings.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createQr, pay } from '../qr/qr-helpers.ts';
@@ -261,5 +265,41 @@ describe.each(databaseKinds())('the console\'s transfers on %s', (kind) => {
     const english = await ownerA.get('/console/transfers?lang=en');
     expect(factOf(english.text, 'How often')).toBe('Every Friday');
     expect(factOf(english.text, 'Next payout')).toBe('Friday, November 20, 2026, 18:00');
+  });
+  it('fuzzed forms (hostile text, U+0000, long text, broken encodings in every field) on review and confirm never answer a 5xx; a refusal makes nothing', async () => {
+    const broken = (valid: fc.Arbitrary<string>) => fc.oneof(
+      valid.map(percentEncode),
+      hostileText({ maxLength: 120 }).map(percentEncode),
+      fc.tuple(valid, hostileText({ maxLength: 5 })).map(([text, tail]) => percentEncode(`${text}\0${tail}`)),
+      fc.integer({ min: 200, max: 3000 }).map((length) => 'x'.repeat(length)),
+      fc.constantFrom('', '%', '%G1', '%FF', '%C0%80', '%ED%A0%80', '+', 'a%00b', '%E2%80%AE', '-1', '1e5', 'NaN'),
+    );
+    const amounts = fc.oneof(fc.integer({ min: -100, max: 3_000_000 }).map((c) => (c / 100).toFixed(2)), fc.constantFrom('12,50', '1.234,50'));
+    const fields = fc.record({
+      amount: broken(amounts), bank_code: broken(fc.constantFrom('1003', '1014', '0', '99999')), account_number: broken(fc.constantFrom('2015-0123455678', '123')),
+      account_titular: broken(fc.string({ maxLength: 20 })), reference: broken(fc.string({ maxLength: 20 })),
+      idempotency_key: fc.oneof(fc.uuid({ version: 4 }).map(percentEncode), broken(fc.constant('k'))),
+    });
+    await ownerA.get('/console/transfers');
+    await fc.assert(fc.asyncProperty(fields, fc.constantFrom('/console/transfers/new', '/console/transfers'), async (form, path) => {
+      const before = (await transfersOf(a)).length;
+      const body = `csrf_token=${encodeURIComponent(ownerA.csrf!)}&${Object.entries(form).map(([name, value]) => `${name}=${value}`).join('&')}`;
+      const response = await fetch(`${t.baseUrl}${path}`, {
+        method: 'POST', redirect: 'manual', body,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: [...ownerA.cookies].map(([n, v]) => `${n}=${v}`).join('; ') },
+      });
+      expect(response.status, body).toBeLessThan(500);
+      const after = (await transfersOf(a)).length;
+      if (response.status === 303) expect(after - before, body).toBeLessThanOrEqual(1);
+      else expect(after, body).toBe(before);
+    }), { numRuns: fuzzSettings.runs(30), seed: fuzzSettings.seed });
+  }, fuzzSettings.timeoutFor(fuzzSettings.runs(30), 300));
+
+  it('every page is under 50 KB', async () => {
+    for (const path of ['/console/transfers', '/console/transfers/new', '/console/movements', '/console/statement']) {
+      const page = await ownerA.get(path);
+      expect(page.status, path).toBe(200);
+      expect(Buffer.byteLength(page.text), path).toBeLessThan(50_000);
+    }
   });
 });

@@ -4,6 +4,8 @@ import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { fundedMerchant, postTransfer, transferBody, type Merchant } from './helpers.ts';
 import { eventsOfOwner } from '../helpers/events.ts';
+import { transferIdsOfMovements } from '../../src/transfers/service.ts';
+import { pricePlanOf } from '../../src/merchants/service.ts';
 
 describe.each(databaseKinds())('reading transfers, tenancy and masking on %s', (kind) => {
   let t: TestApp;
@@ -120,5 +122,19 @@ describe.each(databaseKinds())('reading transfers, tenancy and masking on %s', (
         [accountNumber]);
       expect(stored.rows[0]!.hits).toBe(0);
     }
+  });
+  it('finds the transfers behind a page of the merchant\'s movements (the console\'s links), never another merchant\'s', async () => {
+    const transfers = await Promise.all(ids.map(async (id) => (await t.request('GET', `/api/v2/transfers/${id}`, { apiKey: owner.apiKey })).body));
+    const movementIds = transfers.map((transfer: { movement_id: number }) => transfer.movement_id);
+    const found = await transferIdsOfMovements(t.db, owner.businessCode, [...movementIds, 999_999_999]);
+    expect([...found.entries()].sort((x, y) => x[0] - y[0])).toEqual(transfers.map((transfer: { id: number; movement_id: number }) => [transfer.movement_id, transfer.id]).sort((x, y) => x[0] - y[0]));
+    expect((await transferIdsOfMovements(t.db, stranger.businessCode, movementIds)).size).toBe(0);
+    expect((await transferIdsOfMovements(t.db, owner.businessCode, [])).size).toBe(0);
+  });
+
+  it('reads the price plan in force for a merchant (what the console\'s confirmation shows as the fee)', async () => {
+    expect((await t.request('PATCH', `/admin/v1/merchants/${stranger.businessCode}`, { body: { pricing: { qr_percent: 2, qr_fixed: 0.5, transfer_fixed: 3.25 } } })).status).toBe(200);
+    expect(await pricePlanOf(t.db, stranger.businessCode)).toEqual({ qrBasisPoints: 200, qrFixed: 50, transferFixed: 325 });
+    await expect(pricePlanOf(t.db, 987_654_321)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
