@@ -127,7 +127,7 @@ describe.each(databaseKinds())('reading transfers, tenancy and masking on %s', (
     const transfers = await Promise.all(ids.map(async (id) => (await t.request('GET', `/api/v2/transfers/${id}`, { apiKey: owner.apiKey })).body));
     const movementIds = transfers.map((transfer: { movement_id: number }) => transfer.movement_id);
     const found = await transferIdsOfMovements(t.db, owner.businessCode, [...movementIds, 999_999_999]);
-    expect([...found.entries()].sort((x, y) => x[0] - y[0])).toEqual(transfers.map((transfer: { id: number; movement_id: number }) => [transfer.movement_id, transfer.id]).sort((x, y) => x[0] - y[0]));
+    expect([...found.entries()].sort((x, y) => x[0] - y[0])).toEqual(transfers.map((transfer: { id: number; movement_id: number }) => [transfer.movement_id, transfer.id]).sort((x, y) => x[0]! - y[0]!));
     expect((await transferIdsOfMovements(t.db, stranger.businessCode, movementIds)).size).toBe(0);
     expect((await transferIdsOfMovements(t.db, owner.businessCode, [])).size).toBe(0);
   });
