@@ -121,6 +121,9 @@ describeInChromium('the owner\'s money pages in Chromium, in both languages', ()
         const otherOwner = await newOwner(t, other.businessCode, `money.browser.noach.${lang}@example.com`);
         const noAch = await watchedPhone(browser, t.baseUrl, { locale, viewport: NARROW, cookies: otherOwner.cookies });
         contexts.push(noAch.context);
+        await noAch.page.goto(`${t.baseUrl}/console/transfers`);
+        expect(await noAch.page.isVisible('#no-transfers')).toBe(true);
+        await checkPage(noAch.page, tag, `transfers-no-module.${lang}`);
         await noAch.page.goto(`${t.baseUrl}/console/transfers/new`);
         expect(noAch.status()).toBe(403);
         await checkPage(noAch.page, tag, `transfer-no-module.${lang}`);

@@ -176,7 +176,10 @@ describe.each(databaseKinds())('the console\'s transfers on %s', (kind) => {
     expect(page.status).toBe(403);
     expect(page.text).toContain('module-not-enabled');
     expect(page.text).not.toContain('id="transfer-form"');
-    await owner.get('/console/transfers');
+    const list = await owner.get('/console/transfers');
+    expect(list.status).toBe(200);
+    expect(list.text).toContain('id="no-transfers"');
+    expect(list.text).not.toContain('id="new-transfer"');
     const confirmed = await owner.post('/console/transfers', { ...FORM, idempotency_key: crypto.randomUUID() });
     expect(confirmed.status).toBe(403);
     expect(await transfersOf(c)).toHaveLength(0);

@@ -80,12 +80,16 @@ export interface TransfersView extends Framed {
   status: string;
   request: PageRequest;
   payouts: PayoutScheduleView;
+  /** Why the business cannot make a transfer now (no ACH module, suspended); the "New transfer" button is left out. */
+  refusal: 'MODULE_NOT_ENABLED' | 'MERCHANT_SUSPENDED' | null;
 }
 
-export function renderTransfersPage({ locale, nonce, session, csrf, banks, page, status, request, payouts }: TransfersView): string {
+export function renderTransfersPage({ locale, nonce, session, csrf, banks, page, status, request, payouts, refusal }: TransfersView): string {
   const body = `<section class="card" aria-labelledby="transfers-heading">
   <h1 id="transfers-heading">${locale.html('console.transfers.title')}</h1>
-  <a class="button-link" id="new-transfer" href="${escapeHtml(locale.href('/console/transfers/new'))}">${locale.html('console.transfers.new')}</a>
+  ${refusal === null
+    ? `<a class="button-link" id="new-transfer" href="${escapeHtml(locale.href('/console/transfers/new'))}">${locale.html('console.transfers.new')}</a>`
+    : `<p id="no-transfers">${locale.html(refusal === 'MODULE_NOT_ENABLED' ? 'console.transfers.no_module.text' : 'console.transfers.error.suspended')}</p>`}
   ${filterForm(locale, '/console/transfers', [{
     name: 'status', label: locale.t('console.transfers.filter.status'), value: status,
     options: [{ value: '', label: locale.t('console.movements.filter.all') }, ...TRANSFER_STATUSES.map((value) => ({ value, label: statusText(locale, value) }))],

@@ -65,12 +65,13 @@ export function transferRoutes(app: App, kit: ConsoleKit): void {
     const session = sessionOf(request);
     const status = request.query.status === undefined || request.query.status === '' ? null : request.query.status as TransferStatus;
     const pageRequest = consolePageRequest(request.query);
-    const [page, payouts] = await Promise.all([
+    const [page, payouts, standing] = await Promise.all([
       money.transfersOf(context, session.businessCode, status, pageRequest),
       money.payoutScheduleOf(context, session.businessCode),
+      money.transferStanding(context, session.businessCode),
     ]);
     return kit.send(request, reply, 200, (locale, nonce) => renderTransfersPage({
-      locale, nonce, session, csrf: csrfOf(request), banks, page, status: status ?? '', request: pageRequest, payouts,
+      locale, nonce, session, csrf: csrfOf(request), banks, page, status: status ?? '', request: pageRequest, payouts, refusal: standing === 'ok' ? null : standing,
     }), switchPathOf('/console/transfers', { status: status ?? '', page: request.query.page }));
   });
 
