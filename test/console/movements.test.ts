@@ -91,7 +91,7 @@ describe.each(databaseKinds())('the console\'s movements and statement on %s', (
       const paymentRow = clean(page.text.slice(page.text.indexOf(`data-movement="${firstPayment.id}"`)));
       expect(paymentRow).toContain('+Bs 30,00');
       expect(paymentRow).toContain(`Comisión ${clean(es.money(centavosOf(firstPayment.fee)))} · recibes ${clean(es.money(centavosOf(firstPayment.net)))}`);
-      expect(paymentRow).not.toMatch(/^[^]*?<\/li>[^]*?href="\/console\/payments/); // no payments page on main yet: no link
+      expect(page.text).not.toContain('/console/payments'); // no payments page on main yet: a payment links nowhere
     });
 
     it('filters by type as the API does, and pages with the pager; English too', async () => {
