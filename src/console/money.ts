@@ -17,6 +17,7 @@ import { getMerchant, pricePlanOf } from '../merchants/service.ts';
 import { transferFee } from '../merchants/pricing.ts';
 import type { Centavos } from '../money.ts';
 import { nextPayoutDay } from '../payouts/calendar.ts';
+import * as qrs from '../qr/service.ts';
 import { getPayoutSchedule, type PayoutSchedule } from '../payouts/service.ts';
 import { formatWallClock, shiftDay } from '../time.ts';
 import { bankNameLookup, configuredBanks } from '../transfers/banks.ts';
@@ -33,14 +34,20 @@ export interface MovementsPage {
   page: Page<ledger.MovementRow>;
   /** A transfer movement's transfer (movement id → transfer id), for its link. */
   transferIds: Map<number, number>;
+  /** A payment movement's payment (movement id → payment id), for its link. */
+  paymentIds: Map<number, number>;
 }
 
 /** One page of the merchant's movements, newest first, as GET /api/v2/balance/movements lists them. */
 export async function movementsOf(context: MoneyContext, businessCode: number, type: ledger.MovementType | null, request: PageRequest): Promise<MovementsPage> {
   const reads = context.replica.session();
   const page = await ledger.listMovements(reads, { businessCode, type, beforeId: null }, request);
-  const transferMovements = page.items.filter((movement) => movement.type === 'transfer').map((movement) => movement.id);
-  return { page, transferIds: await transfers.transferIdsOfMovements(reads, businessCode, transferMovements) };
+  const idsOf = (type: ledger.MovementType) => page.items.filter((movement) => movement.type === type).map((movement) => movement.id);
+  const [transferIds, paymentIds] = await Promise.all([
+    transfers.transferIdsOfMovements(reads, businessCode, idsOf('transfer')),
+    qrs.paymentIdsOfMovements(reads, businessCode, idsOf('payment')),
+  ]);
+  return { page, transferIds, paymentIds };
 }
 
 export async function balanceOf(context: MoneyContext, businessCode: number): Promise<ledger.BalanceRow> {

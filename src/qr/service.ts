@@ -376,6 +376,14 @@ export async function getPaymentOfMerchant(db: Queryable, businessCode: number, 
   return found;
 }
 
+/**
+ * The payments behind a page of the merchant's movements (a payment movement's `id` is the payment's
+ * `movement_id`): movement id → payment id, so a history can link each payment movement to its payment.
+ */
+export async function paymentIdsOfMovements(db: Queryable, businessCode: number, movementIds: readonly number[]): Promise<Map<number, number>> {
+  return movementIds.length === 0 ? new Map() : store.findPaymentIdsByMovement(db, businessCode, movementIds);
+}
+
 /** Every payment of a merchant, newest recorded first (late payments included: they were refunded in full). */
 export async function listPaymentsOfMerchant(db: ReadDatabase, businessCode: number, page: PageRequest): Promise<Page<PaymentRow>> {
   // One snapshot for the page and its total, so the pager agrees with the rows.

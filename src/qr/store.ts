@@ -354,6 +354,15 @@ export async function listPaymentsOfQr(tx: Queryable, qrId: string, page: { limi
   return rows.map(fromStoredPayment);
 }
 
+/** Movement id → payment id of the merchant's payments recorded by `movementIds` (index qr_payments_by_movement). */
+export async function findPaymentIdsByMovement(tx: Queryable, businessCode: number, movementIds: readonly number[]): Promise<Map<number, number>> {
+  const { rows } = await tx.query<{ id: number; movement_id: number }>(
+    'select id, movement_id from qr_payments where business_code = $1::bigint and movement_id = any($2::bigint[])',
+    [businessCode, movementIds],
+  );
+  return new Map(rows.map((row) => [Number(row.movement_id), Number(row.id)]));
+}
+
 /** A merchant's payment by its id; undefined for an unknown one or another merchant's. */
 export async function findPaymentOfMerchant(tx: Queryable, businessCode: number, paymentId: number): Promise<PaymentRow | undefined> {
   const { rows } = await tx.query<StoredPayment>(

@@ -91,7 +91,12 @@ describe.each(databaseKinds())('the console\'s movements and statement on %s', (
       const paymentRow = clean(page.text.slice(page.text.indexOf(`data-movement="${firstPayment.id}"`)));
       expect(paymentRow).toContain('+Bs 30,00');
       expect(paymentRow).toContain(`Comisión ${clean(es.money(centavosOf(firstPayment.fee)))} · recibes ${clean(es.money(centavosOf(firstPayment.net)))}`);
-      expect(page.text).not.toContain('/console/payments'); // no payments page on main yet: a payment links nowhere
+      // A payment links to its page; so does its fee (the payment the fee's movement names).
+      const paymentId = (await t.db.query<{ id: number }>('select id from qr_payments where movement_id = $1', [firstPayment.id])).rows[0]!.id;
+      expect(paymentRow.slice(0, paymentRow.indexOf('</li>'))).toContain(`href="/console/payments/${paymentId}"`);
+      const fee = api.data.find((m: { type: string; details: { payment_id?: number } }) => m.type === 'fee' && m.details.payment_id === Number(paymentId));
+      const feeRow = page.text.slice(page.text.indexOf(`data-movement="${fee.id}"`));
+      expect(feeRow.slice(0, feeRow.indexOf('</li>'))).toContain(`href="/console/payments/${paymentId}"`);
     });
 
     it('filters by type as the API does, and pages with the pager; English too', async () => {

@@ -1,9 +1,9 @@
 // The QR capability's merchant-wide payment reads (qr/service.ts getPaymentOfMerchant, listPaymentsOfMerchant),
-// which the console's payments pages use: newest recorded first, paged, and only the merchant's own —
+// and paymentIdsOfMovements, which the console's pages use: newest recorded first, paged, and only the merchant's own —
 // another merchant's payment is not found. On PGlite, and on PostgreSQL when TEST_DATABASE_URL is set.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/kernel/errors.ts';
-import { getPaymentOfMerchant, listPaymentsOfMerchant } from '../../src/qr/service.ts';
+import { getPaymentOfMerchant, listPaymentsOfMerchant, paymentIdsOfMovements } from '../../src/qr/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createQr, pay } from './qr-helpers.ts';
@@ -41,5 +41,18 @@ describe.each(databaseKinds())('a merchant\'s payments on %s', (kind) => {
       expect(refused).toBeInstanceOf(ApiError);
       expect((refused as ApiError).code).toBe('NOT_FOUND');
     }
+  });
+
+  it('maps a page of movements to the merchant\'s own payments only', async () => {
+    const a = await t.createMerchant();
+    const b = await t.createMerchant();
+    const mine = await pay(t, a, (await createQr(t, a, { amount: 7 })).id);
+    const theirs = await pay(t, b, (await createQr(t, b, { amount: 8 })).id);
+    const movementOf = async (paymentId: number) =>
+      Number((await t.db.query<{ movement_id: number }>('select movement_id from qr_payments where id = $1', [paymentId])).rows[0]!.movement_id);
+    const [myMovement, theirMovement] = [await movementOf(mine.body.id), await movementOf(theirs.body.id)];
+    const found = await paymentIdsOfMovements(t.db, a.businessCode, [myMovement, theirMovement, 9_000_000_000]);
+    expect([...found]).toEqual([[myMovement, mine.body.id]]);
+    expect(await paymentIdsOfMovements(t.db, a.businessCode, [])).toEqual(new Map());
   });
 });

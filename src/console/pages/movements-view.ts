@@ -38,7 +38,20 @@ export function statusText(locale: Locale, status: string): string {
   return locale.t(`console.money.status.${status.toLowerCase()}` as MessageKey);
 }
 
-function movementRow(locale: Locale, movement: MovementRow, transferId: number | undefined): string {
+/** The console page of what a movement is about: its transfer, or its payment (a fee's too); '' when there is none. */
+function recordLink(locale: Locale, movement: MovementRow, transferId: number | undefined, paymentId: number | undefined): string {
+  const target = transferId !== undefined ? { kind: 'transfer', id: transferId }
+    : movement.type === 'fee' && movement.charged_on !== null && movement.charged_on_id !== null ? { kind: movement.charged_on, id: movement.charged_on_id }
+    : paymentId !== undefined ? { kind: 'payment', id: paymentId }
+    : null;
+  if (!target) return '';
+  const [path, label] = target.kind === 'transfer'
+    ? [`/console/transfers/${target.id}`, 'console.movements.open_transfer'] as const
+    : [`/console/payments/${target.id}`, 'console.movements.open_payment'] as const;
+  return `<a href="${escapeHtml(locale.href(path))}" aria-label="${escapeHtml(locale.t(label, { id: target.id }))}">${locale.html('console.movements.open')}</a>`;
+}
+
+function movementRow(locale: Locale, movement: MovementRow, transferId: number | undefined, paymentId: number | undefined): string {
   const amount = moneyText(locale, movement.amount_centavos);
   const signed = movement.amount_centavos > 0 ? `+${amount}` : amount;
   const type = locale.t(`console.movements.type.${movement.type}` as MessageKey);
@@ -49,11 +62,7 @@ function movementRow(locale: Locale, movement: MovementRow, transferId: number |
     ? `<p class="hint">${locale.html(movement.charged_on === 'transfer' ? 'console.movements.fee_of_transfer' : 'console.movements.fee_of_payment', { id: movement.charged_on_id ?? '' })}</p>`
     : '';
   const reference = movement.reference ? `<p class="hint">${escapeHtml(movement.reference)}</p>` : '';
-  const link = transferId !== undefined
-    ? `<a href="${escapeHtml(locale.href(`/console/transfers/${transferId}`))}" aria-label="${escapeHtml(locale.t('console.movements.open_transfer', { id: transferId }))}">${locale.html('console.movements.open')}</a>`
-    : movement.type === 'fee' && movement.charged_on === 'transfer' && movement.charged_on_id !== null
-      ? `<a href="${escapeHtml(locale.href(`/console/transfers/${movement.charged_on_id}`))}" aria-label="${escapeHtml(locale.t('console.movements.open_transfer', { id: movement.charged_on_id }))}">${locale.html('console.movements.open')}</a>`
-      : '';
+  const link = recordLink(locale, movement, transferId, paymentId);
   return `<li class="row" data-movement="${movement.id}" data-type="${movement.type}">
     <div class="what"><p><strong>${escapeHtml(type)}</strong> · <span data-field="status">${escapeHtml(statusText(locale, movement.status))}</span></p>
     <p class="hint">${escapeHtml(locale.dateTime(movement.created_at))}</p>
@@ -71,7 +80,7 @@ export interface MovementsView extends Framed {
 }
 
 export function renderMovementsPage({ locale, nonce, session, csrf, balance, movements, type, request }: MovementsView): string {
-  const { page, transferIds } = movements;
+  const { page, transferIds, paymentIds } = movements;
   const body = `<section class="card" aria-labelledby="movements-heading">
   <h1 id="movements-heading">${locale.html('console.movements.title')}</h1>
   ${balanceFigures(locale, balance)}
@@ -85,7 +94,7 @@ export function renderMovementsPage({ locale, nonce, session, csrf, balance, mov
   }])}
   ${page.items.length === 0 ? `<p id="movements-empty">${locale.html('console.movements.empty')}</p>` : ''}
   <ul class="rows" id="movements">
-  ${page.items.map((movement) => movementRow(locale, movement, transferIds.get(movement.id))).join('\n  ')}
+  ${page.items.map((movement) => movementRow(locale, movement, transferIds.get(movement.id), paymentIds.get(movement.id))).join('\n  ')}
   </ul>
   ${pager(locale, '/console/movements', { type }, request, page)}
 </section>`;

@@ -435,6 +435,7 @@ export const en = {
   'console.movements.fee_of_transfer': 'On transfer {id}',
   'console.movements.open': 'View',
   'console.movements.open_transfer': 'View transfer {id}',
+  'console.movements.open_payment': 'View payment {id}',
   'console.statement.title': 'Statement',
   'console.statement.title_of': 'Statement for {month}',
   'console.statement.month': 'Month',

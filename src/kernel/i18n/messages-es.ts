@@ -434,6 +434,7 @@ export const es: Record<MessageKey, string> = {
   'console.movements.fee_of_transfer': 'De la transferencia {id}',
   'console.movements.open': 'Ver',
   'console.movements.open_transfer': 'Ver la transferencia {id}',
+  'console.movements.open_payment': 'Ver el pago {id}',
   'console.statement.title': 'Extracto',
   'console.statement.title_of': 'Extracto de {month}',
   'console.statement.month': 'Mes',
