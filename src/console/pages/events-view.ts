@@ -2,23 +2,13 @@
 // a type filter and "redeliver every failed event"; one event's facts, its data summarised, where its delivery
 // to each endpoint stands, every attempt made, and its "Redeliver" button.
 import { escapeHtml } from '../../kernel/html.ts';
-import type { Locale } from '../../kernel/i18n/locale.ts';
 import type { Page, PageRequest } from '../../kernel/pagination.ts';
 import { EVENT_TYPES, type EventRow } from '../../events/service.ts';
-import type { ConsoleSession } from '../../users/service.ts';
 import type { AttemptRow, DeliveryStateRow, EndpointRow } from '../../webhooks/service.ts';
-import { consolePage, csrfField, formAlert } from './layout.ts';
+import { csrfField, formAlert, type Framed, framedPage } from './layout.ts';
 import { doneNotice, facts, filterForm, hrefWith, pager } from './lists.ts';
 
-interface Framed {
-  locale: Locale;
-  nonce: string;
-  session: ConsoleSession;
-  csrf: string;
-}
-
-const frame = ({ locale, nonce, session, csrf }: Framed, title: string, body: string) =>
-  consolePage({ locale, nonce, title, body, session: { session, csrf, current: '/console/events' } });
+const frame = (framed: Framed, title: string, body: string) => framedPage(framed, '/console/events', title, body);
 
 export interface EventsPage extends Framed {
   type: string;

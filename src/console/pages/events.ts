@@ -12,7 +12,7 @@ import type { App } from '../../kernel/routes.ts';
 import { StringEnum } from '../../kernel/schemas.ts';
 import * as webhooks from '../../webhooks/service.ts';
 import { csrfOf, sessionOf } from './guard.ts';
-import type { ConsoleKit } from './kit.ts';
+import { foundOrNull, type ConsoleKit } from './kit.ts';
 import { consoleNotice } from './layout.ts';
 import { consolePageRequest, ConsolePageQuery } from './lists.ts';
 import { renderEventPage, renderEventsPage } from './events-view.ts';
@@ -37,13 +37,8 @@ export function eventRoutes(app: App, kit: ConsoleKit): void {
 
   const eventPage = async (request: FastifyRequest, reply: FastifyReply, id: string, status: number, notice: string | null, alert?: string) => {
     const owner = merchantOwner(request);
-    let found: Awaited<ReturnType<typeof webhooks.getEventWithAttempts>>;
-    try {
-      found = await webhooks.getEventWithAttempts(db, owner, id);
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') return notFound(request, reply);
-      throw error;
-    }
+    const found = await foundOrNull(() => webhooks.getEventWithAttempts(db, owner, id));
+    if (!found) return notFound(request, reply);
     const deliveries = await webhooks.deliveriesOfEvent(db, owner, found.event.id);
     const { items } = await webhooks.listEndpoints(db, owner, { page: 1, perPage: webhooks.MAX_ENDPOINTS_PER_OWNER });
     return kit.send(request, reply, status, (locale, nonce) => renderEventPage({

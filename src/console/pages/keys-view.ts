@@ -5,19 +5,10 @@ import { escapeHtml } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
 import { modeOfKeyPrefix } from '../../merchants/keys.ts';
 import { keyKindOf, type ApiKeyRow, type MerchantKeyKind } from '../../merchants/service.ts';
-import type { ConsoleSession } from '../../users/service.ts';
-import { consolePage, csrfField, formAlert } from './layout.ts';
+import { csrfField, formAlert, type Framed, framedPage } from './layout.ts';
 import { choiceField, shownOnce } from './lists.ts';
 
-interface Framed {
-  locale: Locale;
-  nonce: string;
-  session: ConsoleSession;
-  csrf: string;
-}
-
-const frame = ({ locale, nonce, session, csrf }: Framed, title: string, body: string) =>
-  consolePage({ locale, nonce, title, body, session: { session, csrf, current: '/console/keys' } });
+const frame = (framed: Framed, title: string, body: string) => framedPage(framed, '/console/keys', title, body);
 
 function kindLabel(locale: Locale, key: ApiKeyRow): string {
   return keyKindOf(key) === 'terminal' ? locale.t('console.keys.kind.terminal') : locale.t('console.keys.kind.merchant');

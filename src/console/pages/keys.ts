@@ -9,7 +9,7 @@ import type { App } from '../../kernel/routes.ts';
 import * as merchants from '../../merchants/service.ts';
 import { createKeyOnce } from '../developers.ts';
 import { csrfOf, sessionOf } from './guard.ts';
-import type { ConsoleKit } from './kit.ts';
+import { foundOrNull, type ConsoleKit } from './kit.ts';
 import { consoleNotice } from './layout.ts';
 import { newChargeKey as newFormKey } from './terminal-form.ts';
 import { renderKeyMadePage, renderKeysPage, renderRevokeKeyPage } from './keys-view.ts';
@@ -69,12 +69,8 @@ export function keyRoutes(app: App, kit: ConsoleKit): void {
   });
 
   app.post('/console/keys/:prefix/revoke', { schema: { ...hidden, params: KeyParams, summary: 'Console: revoke an API key of the business' }, config: kit.route('owner') }, async (request, reply) => {
-    try {
-      await merchants.revokeMerchantApiKey(db, sessionOf(request).businessCode, request.params.prefix, clock.now());
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') return notFound(request, reply);
-      throw error;
-    }
+    const revoked = await foundOrNull(() => merchants.revokeMerchantApiKey(db, sessionOf(request).businessCode, request.params.prefix, clock.now()));
+    if (!revoked) return notFound(request, reply);
     return kit.redirect(request, reply, '/console/keys');
   });
 }

@@ -2,6 +2,7 @@
 // visitor's language under the hosted pages' headers, and redirects that keep a chosen language.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { ApiError } from '../../kernel/errors.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
 import { hostedPage, pageLocale, sendPage } from '../../kernel/page-kit.ts';
 import type { ConsoleCookies } from './cookies.ts';
@@ -39,4 +40,17 @@ export function consoleKit(context: AppContext, cookies: ConsoleCookies): Consol
       return reply.code(303).header('location', pageLocale(request, config.serviceTimeZone).href(path)).send();
     },
   };
+}
+
+/**
+ * What `read` finds, or null when it throws NOT_FOUND — an unknown id or another merchant's record, which a
+ * console page answers with its own not-found page (never 403: another business's records do not exist here).
+ */
+export async function foundOrNull<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'NOT_FOUND') return null;
+    throw error;
+  }
 }

@@ -79,6 +79,19 @@ export interface ConsolePage {
   head?: string;
 }
 
+/** What every signed-in page's view is given: the language, the CSP nonce, the person and their CSRF field. */
+export interface Framed {
+  locale: Locale;
+  nonce: string;
+  session: ConsoleSession;
+  csrf: string;
+}
+
+/** A signed-in page of the section at `current` (the nav marks it), titled `title`. */
+export function framedPage({ locale, nonce, session, csrf }: Framed, current: string, title: string, body: string): string {
+  return consolePage({ locale, nonce, title, body, session: { session, csrf, current } });
+}
+
 /** The colour of the installed app's title bar: the pages' accent (kernel/page-kit.ts --accent). */
 export const THEME_COLOUR = '#0b5cad';
 

@@ -8,19 +8,11 @@ import type { BalanceRow, MovementRow } from '../../ledger/service.ts';
 import type { Statement, StatementDay } from '../../ledger/statements.ts';
 import type { PageRequest } from '../../kernel/pagination.ts';
 import { centavos } from '../../money.ts';
-import type { ConsoleSession } from '../../users/service.ts';
 import type { MonthRefusal, MovementsPage, StatementMonths } from '../money.ts';
-import { consolePage, formAlert } from './layout.ts';
+import { consolePage, formAlert, type Framed } from './layout.ts';
 import { filterForm, hrefWith, moneyText, pager } from './lists.ts';
 
 export const MOVEMENT_TYPES = ['payment', 'fee', 'transfer', 'refund'] as const;
-
-interface Framed {
-  locale: Locale;
-  nonce: string;
-  session: ConsoleSession;
-  csrf: string;
-}
 
 const figure = (locale: Locale, name: string, label: MessageKey, amount: number) =>
   `<div data-figure="${name}"><dt>${locale.html(label)}</dt><dd>${escapeHtml(moneyText(locale, amount))}</dd></div>`;

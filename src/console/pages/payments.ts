@@ -15,7 +15,7 @@ import { REFUND_STATUSES } from '../../refunds/schemas.ts';
 import * as refunds from '../../refunds/service.ts';
 import { refundFromConsole } from '../refunds.ts';
 import { csrfOf, sessionOf } from './guard.ts';
-import type { ConsoleKit } from './kit.ts';
+import { foundOrNull, type ConsoleKit } from './kit.ts';
 import { consoleNotice } from './layout.ts';
 import { ConsolePageQuery, consolePageRequest } from './lists.ts';
 import { renderPaymentPage, renderPaymentsPage, renderRefundConfirmPage, renderRefundsPage, type RefundForm, type Refundable } from './payments-view.ts';
@@ -48,14 +48,8 @@ export function paymentRoutes(app: App, kit: ConsoleKit): void {
     kit.send(request, reply, 404, (locale, nonce) => consoleNotice(locale, nonce, 'console.payment.not_found.title', 'console.payment.not_found.text', { href: '/console/payments', label: 'console.payment.back' }, 'not-found'), null);
 
   /** The merchant's payment, or null (its 404 page sent) for an unknown or another merchant's one. */
-  const paymentOf = async (request: FastifyRequest, id: number): Promise<qrs.PaymentRow | null> => {
-    try {
-      return await qrs.getPaymentOfMerchant(db, sessionOf(request).businessCode, id);
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') return null;
-      throw error;
-    }
-  };
+  const paymentOf = (request: FastifyRequest, id: number): Promise<qrs.PaymentRow | null> =>
+    foundOrNull(() => qrs.getPaymentOfMerchant(db, sessionOf(request).businessCode, id));
 
   const refundableOf = (payment: qrs.PaymentRow): Refundable => {
     if (leftToRefund(payment) <= 0) return 'nothing_left';

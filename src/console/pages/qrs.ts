@@ -5,7 +5,6 @@
 // another merchant's QR is not found (404).
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../kernel/errors.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
 import type { App } from '../../kernel/routes.ts';
 import { StringEnum } from '../../kernel/schemas.ts';
@@ -14,7 +13,7 @@ import * as qrs from '../../qr/service.ts';
 import { qrUrlOf } from '../../qr/views.ts';
 import { cancelTerminalQr } from '../terminal.ts';
 import { csrfOf, sessionOf } from './guard.ts';
-import type { ConsoleKit } from './kit.ts';
+import { foundOrNull, type ConsoleKit } from './kit.ts';
 import { consoleNotice } from './layout.ts';
 import { ConsolePageQuery, consolePageRequest } from './lists.ts';
 import { renderQrPage, renderQrsPage } from './qrs-view.ts';
@@ -38,13 +37,8 @@ export function qrRoutes(app: App, kit: ConsoleKit): void {
 
   const qrPage = async (request: FastifyRequest, reply: FastifyReply, id: string, page: number | undefined, status: number, alert?: (locale: Locale) => string) => {
     const session = sessionOf(request);
-    let found: qrs.QrWithLastPayment;
-    try {
-      found = await qrs.getQrOfMerchant(db, session.businessCode, id);
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') return notFoundPage(request, reply);
-      throw error;
-    }
+    const found = await foundOrNull(() => qrs.getQrOfMerchant(db, session.businessCode, id));
+    if (!found) return notFoundPage(request, reply);
     const pageRequest = consolePageRequest({ page });
     const payments = await qrs.listPaymentsOfQr(db, session.businessCode, found.qr.id, pageRequest);
     const now = clock.now();
@@ -66,13 +60,8 @@ export function qrRoutes(app: App, kit: ConsoleKit): void {
     qrPage(request, reply, request.params.id, request.query.page, 200));
 
   app.post('/console/qrs/:id/cancel', { schema: { ...hidden, params: QrParams, summary: 'Console: cancel an ACTIVE QR' }, config: kit.route('owner') }, async (request, reply) => {
-    let canceled: boolean;
-    try {
-      canceled = await cancelTerminalQr(context, sessionOf(request).businessCode, request.params.id);
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') return notFoundPage(request, reply);
-      throw error;
-    }
+    const canceled = await foundOrNull(() => cancelTerminalQr(context, sessionOf(request).businessCode, request.params.id));
+    if (canceled === null) return notFoundPage(request, reply);
     // Paid (or closed) before the cancel arrived: its page says so, and nothing changed.
     if (!canceled) return qrPage(request, reply, request.params.id, undefined, 409, (locale) => locale.t('console.qr.not_cancelable'));
     return kit.redirect(request, reply, `/console/qrs/${request.params.id.toLowerCase()}`);

@@ -9,7 +9,7 @@ import type { App } from '../../kernel/routes.ts';
 import { StrictObject } from '../../kernel/schemas.ts';
 import * as terminal from '../terminal.ts';
 import { csrfOf, sessionOf } from './guard.ts';
-import type { ConsoleKit } from './kit.ts';
+import { foundOrNull, type ConsoleKit } from './kit.ts';
 import { consoleNotice } from './layout.ts';
 import { newChargeKey, readCharge, type ChargeField, type ChargeFormValues } from './terminal-form.ts';
 import type { FormErrors } from './forms.ts';
@@ -41,14 +41,8 @@ export function terminalRoutes(app: App, kit: ConsoleKit): void {
     kit.send(request, reply, 404, (locale, nonce) => consoleNotice(locale, nonce, 'console.terminal.not_found.title', 'console.terminal.not_found.text', { href: '/console/terminal', label: 'console.terminal.new_charge' }, 'not-found'), null);
 
   /** `work`, with the 404 of a QR that is not the merchant's as the console's not-found page. */
-  const orNotFound = async (request: FastifyRequest, reply: FastifyReply, work: () => Promise<FastifyReply>) => {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') return notFoundPage(request, reply);
-      throw error;
-    }
-  };
+  const orNotFound = async (request: FastifyRequest, reply: FastifyReply, work: () => Promise<FastifyReply>) =>
+    (await foundOrNull(work)) ?? notFoundPage(request, reply);
 
   app.get('/console/terminal', { schema: { ...hidden, summary: 'Console: the terminal\'s keypad (HTML)' }, config: kit.route('cashier') }, (request, reply) =>
     keypad(request, reply, 200, { values: { amount: '', description: '', key: newChargeKey() }, errors: {} }));

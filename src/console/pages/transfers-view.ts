@@ -9,20 +9,12 @@ import { maskAccountNumber } from '../../masking.ts';
 import { centavos, type Centavos } from '../../money.ts';
 import { TRANSFER_STATUSES } from '../../transfers/schemas.ts';
 import type { TransferRow } from '../../transfers/store.ts';
-import type { ConsoleSession } from '../../users/service.ts';
 import type { PayoutScheduleView } from '../money.ts';
 import type { FormErrors } from './forms.ts';
-import { consolePage, csrfField, formAlert, inputField } from './layout.ts';
+import { consolePage, csrfField, formAlert, type Framed, inputField } from './layout.ts';
 import { facts, filterForm, moneyText, pager, selectField } from './lists.ts';
 import { statusText } from './movements-view.ts';
 import type { TransferField, TransferFormValues } from './transfers-form.ts';
-
-interface Framed {
-  locale: Locale;
-  nonce: string;
-  session: ConsoleSession;
-  csrf: string;
-}
 
 const bankNameOf = (banks: readonly BankConfig[], code: number) => banks.find((bank) => bank.bankCode === code)?.name ?? String(code);
 

@@ -5,7 +5,6 @@
 // the role and the CSRF field of every post before any handler here runs.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../kernel/errors.ts';
 import type { App } from '../../kernel/routes.ts';
 import { PositiveId } from '../../kernel/schemas.ts';
 import { configuredBanks } from '../../transfers/banks.ts';
@@ -13,7 +12,7 @@ import { TRANSFER_STATUSES, type TransferStatus } from '../../transfers/schemas.
 import * as money from '../money.ts';
 import type { FormErrors } from './forms.ts';
 import { csrfOf, sessionOf } from './guard.ts';
-import type { ConsoleKit } from './kit.ts';
+import { foundOrNull, type ConsoleKit } from './kit.ts';
 import { consoleNotice } from './layout.ts';
 import { consolePageRequest, ConsolePageQuery } from './lists.ts';
 import { switchPathOf } from './movements.ts';
@@ -52,14 +51,8 @@ export function transferRoutes(app: App, kit: ConsoleKit): void {
   };
 
   /** `work`, with the 404 of a transfer that is not the merchant's as the console's not-found page. */
-  const orNotFound = async (request: FastifyRequest, reply: FastifyReply, work: () => Promise<FastifyReply>) => {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') return notFoundPage(request, reply);
-      throw error;
-    }
-  };
+  const orNotFound = async (request: FastifyRequest, reply: FastifyReply, work: () => Promise<FastifyReply>) =>
+    (await foundOrNull(work)) ?? notFoundPage(request, reply);
 
   app.get('/console/transfers', { schema: { ...hidden, querystring: TransfersQuery, summary: 'Console: the business\'s transfers and payout schedule (HTML)' }, config: kit.route('owner') }, async (request, reply) => {
     const session = sessionOf(request);

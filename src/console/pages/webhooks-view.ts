@@ -4,22 +4,13 @@
 import { escapeHtml } from '../../kernel/html.ts';
 import type { Locale } from '../../kernel/i18n/locale.ts';
 import { EVENT_TYPES } from '../../events/service.ts';
-import type { ConsoleSession } from '../../users/service.ts';
 import type { EndpointRow } from '../../webhooks/service.ts';
 import type { FormErrors } from './forms.ts';
 import { newChargeKey as newFormKey } from './terminal-form.ts';
-import { consolePage, csrfField, formAlert, inputField } from './layout.ts';
+import { csrfField, formAlert, type Framed, framedPage, inputField } from './layout.ts';
 import { choiceField, doneNotice, shownOnce } from './lists.ts';
 
-interface Framed {
-  locale: Locale;
-  nonce: string;
-  session: ConsoleSession;
-  csrf: string;
-}
-
-const frame = ({ locale, nonce, session, csrf }: Framed, title: string, body: string) =>
-  consolePage({ locale, nonce, title, body, session: { session, csrf, current: '/console/webhooks' } });
+const frame = (framed: Framed, title: string, body: string) => framedPage(framed, '/console/webhooks', title, body);
 
 /** The form field of one event type's checkbox (`event:*` for every event). */
 export function eventFieldName(type: string): string {

@@ -18,7 +18,7 @@ import { destinationPolicyOf } from '../../webhooks/ssrf.ts';
 import { createEndpointOnce, rotateSecretOnce } from '../developers.ts';
 import type { FormErrors } from './forms.ts';
 import { csrfOf, sessionOf } from './guard.ts';
-import type { ConsoleKit } from './kit.ts';
+import { foundOrNull, type ConsoleKit } from './kit.ts';
 import { consoleNotice } from './layout.ts';
 import { newChargeKey as newFormKey } from './terminal-form.ts';
 import { eventFieldName, renderDeleteEndpointPage, renderSecretPage, renderWebhooksPage, type EndpointField } from './webhooks-view.ts';
@@ -86,14 +86,8 @@ export function webhookRoutes(app: App, kit: ConsoleKit): void {
     kit.send(request, reply, 404, (locale, nonce) => consoleNotice(locale, nonce, 'console.not_found.title', 'console.webhooks.not_found', { href: '/console/webhooks', label: 'console.webhooks.back' }, 'not-found'), null);
 
   /** `work`, with the 404 of an endpoint that is not the merchant's as the console's not-found page. */
-  const orNotFound = async (request: FastifyRequest, reply: FastifyReply, work: () => Promise<FastifyReply>) => {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') return notFound(request, reply);
-      throw error;
-    }
-  };
+  const orNotFound = async (request: FastifyRequest, reply: FastifyReply, work: () => Promise<FastifyReply>) =>
+    (await foundOrNull(work)) ?? notFound(request, reply);
 
   app.get('/console/webhooks', { schema: { ...hidden, querystring: WebhooksQuery, summary: 'Console: the business\'s webhook endpoints (HTML)' }, config: kit.route('owner') }, (request, reply) => {
     const done = request.query.done;
