@@ -96,3 +96,11 @@ export async function newCashier(owner: ConsoleBrowser, t: TestApp, email: strin
   if (accepted.status !== 303) throw new Error(`accepting the cashier invitation answered ${accepted.status}`);
   return { browser, token: tokenOf(link) };
 }
+
+/** The people of a tenancy test: business A's owner and cashier, business B's owner, signed in; their emails start with `prefix`. */
+export async function ownersAndCashier(t: TestApp, prefix: string, a: { businessCode: number }, b: { businessCode: number }): Promise<{ ownerA: ConsoleBrowser; cashierA: ConsoleBrowser; ownerB: ConsoleBrowser }> {
+  const ownerA = await newOwner(t, a.businessCode, `${prefix}.owner.a@example.com`);
+  const cashierA = (await newCashier(ownerA, t, `${prefix}.cashier.a@example.com`)).browser;
+  const ownerB = await newOwner(t, b.businessCode, `${prefix}.owner.b@example.com`);
+  return { ownerA, cashierA, ownerB };
+}

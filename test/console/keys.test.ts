@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createQr } from '../qr/qr-helpers.ts';
-import { ConsoleBrowser, newCashier, newOwner } from './helpers.ts';
+import { ConsoleBrowser, ownersAndCashier } from './helpers.ts';
 
 describe.each(databaseKinds())('the console\'s API keys page on %s', (kind) => {
   let t: TestApp;
@@ -21,9 +21,7 @@ describe.each(databaseKinds())('the console\'s API keys page on %s', (kind) => {
     t = await startTestApp({ kind });
     a = await t.createMerchant({ name: 'Café A' });
     b = await t.createMerchant({ name: 'Tienda B' });
-    ownerA = await newOwner(t, a.businessCode, 'keys.owner.a@example.com');
-    cashierA = (await newCashier(ownerA, t, 'keys.cashier.a@example.com')).browser;
-    ownerB = await newOwner(t, b.businessCode, 'keys.owner.b@example.com');
+    ({ ownerA, cashierA, ownerB } = await ownersAndCashier(t, 'keys', a, b));
   });
   afterAll(() => t?.close());
 

@@ -10,7 +10,7 @@ import { Locale } from '../../src/kernel/i18n/locale.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createQr, pay } from '../qr/qr-helpers.ts';
-import { ConsoleBrowser, newCashier, newOwner } from './helpers.ts';
+import { ConsoleBrowser, newOwner, ownersAndCashier } from './helpers.ts';
 
 const PAYER = { source_bank: 'Banco Unión', account_number: '10000123454321', account_titular: 'Ana Pérez' };
 const DESTINATION = { type: 'bank_account', bank_code: 1003, account_number: '20150123455678', account_titular: 'Juan Pérez' };
@@ -53,9 +53,7 @@ describe.each(databaseKinds())('the console\'s movements and statement on %s', (
     transferId = transfer.body.id;
     t.clock.set('2026-12-02T15:00:00.000Z');
     await payment(a, 30);
-    ownerA = await newOwner(t, a.businessCode, 'money.owner.a@example.com');
-    ownerB = await newOwner(t, b.businessCode, 'money.owner.b@example.com');
-    cashierA = (await newCashier(ownerA, t, 'money.cashier.a@example.com')).browser;
+    ({ ownerA, cashierA, ownerB } = await ownersAndCashier(t, 'money', a, b));
   });
   afterAll(() => t?.close());
 

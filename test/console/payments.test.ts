@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
-import { ConsoleBrowser, newCashier, newOwner } from './helpers.ts';
+import { ConsoleBrowser, newOwner, ownersAndCashier } from './helpers.ts';
 
 type Merchant = { businessCode: number; apiKey: string };
 const DAY = 86_400_000;
@@ -63,9 +63,7 @@ describe.each(databaseKinds())('the console\'s payments and refunds pages on %s'
     t = await startTestApp({ kind });
     a = await feeMerchant('Café A');
     b = await t.createMerchant({ name: 'Tienda B' });
-    ownerA = await newOwner(t, a.businessCode, 'payments.owner.a@example.com');
-    cashierA = (await newCashier(ownerA, t, 'payments.cashier.a@example.com')).browser;
-    ownerB = await newOwner(t, b.businessCode, 'payments.owner.b@example.com');
+    ({ ownerA, cashierA, ownerB } = await ownersAndCashier(t, 'payments', a, b));
   });
   afterAll(() => t?.close());
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
-import { ConsoleBrowser, newCashier, newOwner } from './helpers.ts';
+import { ConsoleBrowser, ownersAndCashier } from './helpers.ts';
 
 const MINUTE = 60_000;
 
@@ -41,9 +41,7 @@ describe.each(databaseKinds())('the console\'s QR pages on %s', (kind) => {
     t = await startTestApp({ kind });
     a = await t.createMerchant({ name: 'Café A' });
     b = await t.createMerchant({ name: 'Tienda B' });
-    ownerA = await newOwner(t, a.businessCode, 'qrs.owner.a@example.com');
-    cashierA = (await newCashier(ownerA, t, 'qrs.cashier.a@example.com')).browser;
-    ownerB = await newOwner(t, b.businessCode, 'qrs.owner.b@example.com');
+    ({ ownerA, cashierA, ownerB } = await ownersAndCashier(t, 'qrs', a, b));
     for (let i = 1; i <= 22; i++) made.push(await createQr(a, { amount: i, description: `Pedido ${i}` }));
     expiredQr = await createQr(a, { amount: 7, qr_expiration: '+5m' });
     paidQr = await createQr(a, { amount: 50, description: 'Torta' });

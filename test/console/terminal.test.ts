@@ -13,7 +13,7 @@ import { percentEncode } from '../fuzz/http.ts';
 import { hostileText } from '../fuzz/json-schema-arbitrary.ts';
 import { fuzzSettings } from '../fuzz/settings.ts';
 import { decodeQrImage } from '../qr/qr-helpers.ts';
-import { ConsoleBrowser, newCashier, newOwner } from './helpers.ts';
+import { ConsoleBrowser, newOwner, ownersAndCashier } from './helpers.ts';
 
 const MINUTE = 60_000;
 
@@ -28,9 +28,7 @@ describe.each(databaseKinds())('the console\'s POS terminal on %s', (kind) => {
     t = await startTestApp({ kind });
     a = await t.createMerchant({ name: 'Café A' });
     b = await t.createMerchant({ name: 'Tienda B' });
-    ownerA = await newOwner(t, a.businessCode, 'terminal.owner.a@example.com');
-    cashierA = (await newCashier(ownerA, t, 'terminal.cashier.a@example.com')).browser;
-    ownerB = await newOwner(t, b.businessCode, 'terminal.owner.b@example.com');
+    ({ ownerA, cashierA, ownerB } = await ownersAndCashier(t, 'terminal', a, b));
   });
   afterAll(() => t?.close());
 

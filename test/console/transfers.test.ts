@@ -12,7 +12,7 @@ import { fuzzSettings } from '../fuzz/settings.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { createQr, pay } from '../qr/qr-helpers.ts';
-import { ConsoleBrowser, newCashier, newOwner } from './helpers.ts';
+import { ConsoleBrowser, newOwner, ownersAndCashier } from './helpers.ts';
 
 const PAYER = { source_bank: 'Banco Unión', account_number: '10000123454321', account_titular: 'Ana Pérez' };
 const FORM = { amount: '25,50', bank_code: '1003', account_number: '2015-0123455678', account_titular: 'Juan Pérez', reference: 'Alquiler' };
@@ -36,9 +36,7 @@ describe.each(databaseKinds())('the console\'s transfers on %s', (kind) => {
       const qr = await createQr(t, merchant, { amount: 500 });
       expect((await pay(t, merchant, qr.id, PAYER)).status).toBe(201);
     }
-    ownerA = await newOwner(t, a.businessCode, 'transfers.owner.a@example.com');
-    ownerB = await newOwner(t, b.businessCode, 'transfers.owner.b@example.com');
-    cashierA = (await newCashier(ownerA, t, 'transfers.cashier.a@example.com')).browser;
+    ({ ownerA, cashierA, ownerB } = await ownersAndCashier(t, 'transfers', a, b));
   });
   afterAll(() => t?.close());
 

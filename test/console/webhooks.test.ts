@@ -11,7 +11,7 @@ import { startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/databases.ts';
 import { fixtureRoutes } from '../helpers/fixture-routes.ts';
 import { commitPayment, startReceiver, verifyWebhook, webhookJobs, type Receiver, type WebhookJobs } from '../webhooks/harness.ts';
-import { ConsoleBrowser, newCashier, newOwner } from './helpers.ts';
+import { ConsoleBrowser, newOwner, ownersAndCashier } from './helpers.ts';
 
 const ALL = { 'event:*': '*' };
 
@@ -31,9 +31,7 @@ describe.each(databaseKinds())('the console\'s webhooks and events pages on %s',
     jobs = webhookJobs(t);
     a = await t.createMerchant({ name: 'Café A' });
     b = await t.createMerchant({ name: 'Tienda B' });
-    ownerA = await newOwner(t, a.businessCode, 'hooks.owner.a@example.com');
-    cashierA = (await newCashier(ownerA, t, 'hooks.cashier.a@example.com')).browser;
-    ownerB = await newOwner(t, b.businessCode, 'hooks.owner.b@example.com');
+    ({ ownerA, cashierA, ownerB } = await ownersAndCashier(t, 'hooks', a, b));
   });
   afterEach(async () => {
     await jobs.deliverAll();
