@@ -1,13 +1,15 @@
 // The merchant console in headless Chromium (Debian's /usr/bin/chromium), in Spanish and in English: an
 // owner accepts the operator's invitation, signs out and in again, invites a cashier; the cashier accepts and
-// cannot open the users page. On every page: axe-core finds no WCAG 2.1 A/AA violation, nothing scrolls
-// sideways at 360 px, one h1, and nothing loads from elsewhere. The pages do not depend on the database kind
+// cannot open the users page; the refusals (a lockout, a forged CSRF field, another business's payment). On
+// every page: axe-core finds no WCAG 2.1 A/AA violation, nothing scrolls sideways at 360 px, one h1, and
+// nothing loads from elsewhere. The pages do not depend on the database kind
 // (their HTTP tests run on both); this tour runs on PGlite.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { clickAndWait, describeInChromium, expectCleanPage, launchChromium, NARROW, watchedPhone, type WatchedPage } from '../helpers/browser.ts';
-import { inviteByOperator } from './helpers.ts';
+import { createQr, pay } from '../qr/qr-helpers.ts';
+import { inviteByOperator, newOwner } from './helpers.ts';
 
 const LANGS = [{ lang: 'es', locale: 'es-BO', tag: 'es-BO' }, { lang: 'en', locale: 'en-US', tag: 'en' }] as const;
 /** A tour takes ~17 s alone (axe on nine pages); on a loaded machine, several times that. */
@@ -113,6 +115,54 @@ describeInChromium('the merchant console in Chromium, in both languages', () => 
       }
     }, TOUR_TIMEOUT_MS);
   }
+
+  it('refusals in the browser: ten wrong passwords lock the account, a form whose CSRF field was tampered with changes nothing, another business\'s payment is not found', async () => {
+    const mine = await t.createMerchant({ name: 'Kiosco Propio' });
+    const theirs = await t.createMerchant({ name: 'Kiosco Ajeno' });
+    const theirPayment = await pay(t, theirs, (await createQr(t, theirs, { amount: 15 })).id, { account_number: '10000123454321', account_titular: 'Ana Pérez' });
+    expect(theirPayment.status).toBe(201);
+    const owner = await newOwner(t, mine.businessCode, 'refusals.owner@example.com', 'refusals password 1');
+    const { context, page, foreign, problems, status } = await phone('es-BO');
+    try {
+      // The lockout: the tenth wrong password locks, and then even the right one is refused.
+      await page.goto(`${t.baseUrl}/console/sign-in`);
+      for (let i = 0; i < 10; i++) {
+        await page.fill('#f-email', 'refusals.owner@example.com');
+        await page.fill('#f-password', `wrong guess ${i}`);
+        await submit(page, '#sign-in-button');
+      }
+      await page.fill('#f-email', 'refusals.owner@example.com');
+      await page.fill('#f-password', 'refusals password 1');
+      await submit(page, '#sign-in-button');
+      expect(pathOf(page.url())).toBe('/console/sign-in');
+      expect(await page.textContent('#form-alert')).toContain('esta cuenta está bloqueada');
+      await checkPage(page, 'es-BO', 'sign-in-locked.es');
+
+      // Signed in (the owner's session from the invitation), a form whose CSRF field is not this session's.
+      await context.addCookies([...owner.cookies].map(([name, value]) => ({ name, value, url: t.baseUrl })));
+      await page.goto(`${t.baseUrl}/console/users`);
+      const invitations = async () => (await t.db.query<{ n: number }>('select count(*)::int as n from console_invitations')).rows[0]!.n;
+      const before = await invitations();
+      await page.fill('#f-email', 'tampered@example.com');
+      await page.evaluate(() => { document.querySelector<HTMLInputElement>('#invite-form input[name="csrf_token"]')!.value = 'forged'; });
+      await submit(page, '#invite-button');
+      expect(status()).toBe(403);
+      expect(await page.textContent('h1')).toBe('No pudimos verificar este formulario');
+      expect(await invitations()).toBe(before);
+      await checkPage(page, 'es-BO', 'csrf.es');
+
+      // Another business's payment, by its address: not found, never shown.
+      await page.goto(`${t.baseUrl}/console/payments/${theirPayment.body.id}`);
+      expect(status()).toBe(404);
+      expect(await page.textContent('h1')).toBe('Pago no encontrado');
+      expect(await page.content()).not.toContain('Kiosco Ajeno');
+      await checkPage(page, 'es-BO', 'not-found.es');
+      expect(foreign).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, TOUR_TIMEOUT_MS);
 
   it('the language switch keeps the chosen language through sign-in', async () => {
     const { context, page } = await phone('es-BO');
